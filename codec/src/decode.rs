@@ -1,0 +1,1709 @@
+//! The reader side: one decoder for every family over a bounded [`Reader`].
+
+use crate::component::{BufferKind, Component, Family, Release};
+use crate::encode::MAX_ARRAY_DEPTH;
+use crate::error::{Error, Result};
+use crate::float::{parse_strtod, parse_strtof};
+use crate::quirks;
+use crate::status::Status;
+use crate::types::DataType;
+use crate::value::*;
+use crate::wire::{unzigzag, Reader};
+
+/// Decoder options beyond the release profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Quirk D1: read modern DATA_TYPE values as plain varints (as written) instead of
+    /// zigzag (as OpenPMIx reads them).
+    pub datatype_as_written: bool,
+    /// Decode what OpenPMIx's packer wrote where its own unpacker reads something else
+    /// (quirks D1, L2, U8, U10, U11, U12, U13): useful to inspect bytes and to prove a
+    /// round trip. Off by default: we decode like the C receiver does.
+    pub as_written: bool,
+}
+
+pub(crate) struct Dec<'a> {
+    pub r: Reader<'a>,
+    fam: Family,
+    comp: Component,
+    rel: Release,
+    desc: bool,
+    depth: u32,
+    opts: DecodeOptions,
+    /// Inside a self-tagged integer array: the remote type its one tag announced.
+    array_int: Option<DataType>,
+    /// Reading the second or later value of one integer unpack call (quirk R1).
+    int_tail: bool,
+    /// INFO_ARRAY nesting depth.
+    info_depth: u32,
+    /// QUERY nesting depth (a qualifier's value can be a QUERY again).
+    query_depth: u32,
+    /// POINTER values this decode may still produce. One sentinel byte stands for a whole
+    /// run (quirk P1), so the budget is shared by the whole decode - the input's length
+    /// plus [`POINTER_SLACK`] - and many short runs cannot multiply it.
+    pointer_budget: u64,
+}
+
+/// How many POINTER values beyond the input's length one decode may produce.
+const POINTER_SLACK: u64 = 4096;
+
+#[cold]
+#[inline(never)]
+fn err(status: Status, at: usize, reason: impl Into<String>) -> Error {
+    Error::new(status, at, reason)
+}
+
+impl<'a> Dec<'a> {
+    pub fn new(
+        bytes: &'a [u8],
+        comp: Component,
+        kind: BufferKind,
+        rel: Release,
+        opts: DecodeOptions,
+    ) -> Self {
+        Dec {
+            r: Reader::new(bytes),
+            fam: comp.family(),
+            comp,
+            rel,
+            desc: kind == BufferKind::FullyDescribed,
+            depth: 0,
+            opts,
+            array_int: None,
+            int_tail: false,
+            info_depth: 0,
+            query_depth: 0,
+            pointer_budget: bytes.len() as u64 + POINTER_SLACK,
+        }
+    }
+
+    /// Take `n` POINTER values from the per-decode budget, if it still has them.
+    fn spend_pointers(&mut self, n: u64) -> bool {
+        if n > self.pointer_budget {
+            return false;
+        }
+        self.pointer_budget -= n;
+        true
+    }
+
+    fn datatype_as_written(&self) -> bool {
+        self.opts.datatype_as_written || self.opts.as_written
+    }
+    #[inline]
+    fn as_read(&self) -> bool {
+        !self.opts.as_written
+    }
+    #[inline]
+    fn legacy(&self) -> bool {
+        matches!(self.fam, Family::Legacy12 | Family::Legacy20)
+    }
+    #[inline]
+    fn at(&self) -> usize {
+        self.r.offset()
+    }
+
+    // ---- primitives -------------------------------------------------------------------
+
+    #[inline]
+    fn u8(&mut self) -> Result<u8> {
+        self.r.u8()
+    }
+    /// A flex integer. An empty region is -50 when an integer unpack call begins there,
+    /// but 4.2.x over-reads (-63) when it is the second or later value of one call (quirk R1).
+    #[inline(always)]
+    fn flex(&mut self, width: usize) -> Result<u64> {
+        match self.r.flex_short(width) {
+            Some(v) => Ok(v),
+            None => self.flex_other(width),
+        }
+    }
+    /// [`Dec::flex`] beyond the one- and two-byte forms.
+    #[inline(never)]
+    fn flex_other(&mut self, width: usize) -> Result<u64> {
+        if self.r.remaining() == 0 && self.int_tail && self.rel == Release::OpenPmix4_2 {
+            return Err(err(
+                Status::ERR_FATAL,
+                self.at(),
+                "flex integer: no bytes left inside an integer array (4.2.2 over-reads)",
+            ));
+        }
+        self.r.flex(width, self.rel)
+    }
+    #[inline(always)]
+    fn u16(&mut self) -> Result<u16> {
+        match self.fam {
+            Family::Modern => Ok(self.flex(2)? as u16),
+            _ => self.r.be16(),
+        }
+    }
+    #[inline(always)]
+    fn i16(&mut self) -> Result<i16> {
+        match self.fam {
+            Family::Modern => Ok(unzigzag(self.flex(2)?) as i16),
+            _ => Ok(self.r.be16()? as i16),
+        }
+    }
+    #[inline(always)]
+    fn u32(&mut self) -> Result<u32> {
+        match self.fam {
+            Family::Modern => Ok(self.flex(4)? as u32),
+            _ => self.r.be32(),
+        }
+    }
+    #[inline(always)]
+    fn i32(&mut self) -> Result<i32> {
+        match self.fam {
+            Family::Modern => Ok(unzigzag(self.flex(4)?) as i32),
+            _ => Ok(self.r.be32()? as i32),
+        }
+    }
+    #[inline(always)]
+    fn u64(&mut self) -> Result<u64> {
+        match self.fam {
+            Family::Modern => self.flex(8),
+            _ => self.r.be64(),
+        }
+    }
+    #[inline(always)]
+    fn i64(&mut self) -> Result<i64> {
+        match self.fam {
+            Family::Modern => Ok(unzigzag(self.flex(8)?)),
+            _ => Ok(self.r.be64()? as i64),
+        }
+    }
+
+    /// A data-type tag in the family's encoding.
+    #[inline]
+    pub fn tag(&mut self) -> Result<DataType> {
+        match self.fam {
+            Family::Legacy12 => {
+                let at = self.at();
+                let v = self.r.be32()? as i32;
+                if !(0..=65535).contains(&v) {
+                    return Err(err(
+                        Status::ERR_UNKNOWN_DATA_TYPE,
+                        at,
+                        format!("v12 type number {v} out of range"),
+                    ));
+                }
+                Ok(quirks::v12_read_type(v as u16))
+            }
+            Family::Legacy20 | Family::Converged => Ok(DataType(self.r.be16()?)),
+            Family::Modern => Ok(DataType(self.flex(2)? as u16)),
+        }
+    }
+
+    /// v12/v20's nested described-mode tag: read it and check it names `ty`.
+    fn legacy_desc(&mut self, ty: DataType) -> Result<()> {
+        if self.desc && self.legacy() {
+            let at = self.at();
+            let got = self.tag()?;
+            let want = match self.fam {
+                // v12 compares the 1.x-mapped tag it read with the type it was asked for,
+                // so a PROC (written as 22, read as INFO_ARRAY) never matches (quirk L1).
+                Family::Legacy12 => quirks::v12_top_level_type(ty),
+                _ if ty == DataType::COMMAND => DataType::UINT32,
+                _ => ty,
+            };
+            if got != want {
+                return Err(err(
+                    Status::ERR_PACK_MISMATCH,
+                    at,
+                    format!("got type {got} when expecting {want}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Read a self-describing integer packer's always-tag (plus v12/v20's described-mode
+    /// tag): once per call or DATA_ARRAY payload (quirk D2).
+    fn int_tag(&mut self, native: DataType) -> Result<DataType> {
+        let at = self.at();
+        let remote = self.tag()?;
+        match remote {
+            DataType::INT8
+            | DataType::UINT8
+            | DataType::INT16
+            | DataType::UINT16
+            | DataType::INT32
+            | DataType::UINT32
+            | DataType::INT64
+            | DataType::UINT64 => {
+                self.legacy_desc(remote)?;
+                Ok(remote)
+            }
+            other => Err(err(
+                Status::ERR_NOT_FOUND,
+                at,
+                format!("{native} sent with non-integer type tag {other}"),
+            )),
+        }
+    }
+
+    /// One integer of the fixed-width type `remote` (already announced by its tag).
+    fn int_of(&mut self, remote: DataType) -> Result<i128> {
+        Ok(match remote {
+            DataType::INT8 => self.u8()? as i8 as i128,
+            DataType::UINT8 => self.u8()? as i128,
+            DataType::INT16 => self.i16()? as i128,
+            DataType::UINT16 => self.u16()? as i128,
+            DataType::INT32 => self.i32()? as i128,
+            DataType::UINT32 => self.u32()? as i128,
+            DataType::INT64 => self.i64()? as i128,
+            _ => self.u64()? as i128,
+        })
+    }
+
+    /// Read an integer of the type named by an always-tag and convert it (`UNPACK_SIZE_MISMATCH`).
+    /// Inside a self-tagged array the tag was read once already (`self.array_int`).
+    fn tagged_int(&mut self, native: DataType) -> Result<i128> {
+        let remote = match self.array_int {
+            Some(r) => r,
+            None => self.int_tag(native)?,
+        };
+        self.int_of(remote)
+    }
+
+    #[inline]
+    fn int(&mut self) -> Result<i32> {
+        if self.fam == Family::Modern {
+            self.i32()
+        } else {
+            Ok(self.tagged_int(DataType::INT)? as i32)
+        }
+    }
+    #[inline]
+    fn size(&mut self) -> Result<u64> {
+        if self.fam == Family::Modern {
+            self.u64()
+        } else {
+            Ok(self.tagged_int(DataType::SIZE)? as u64)
+        }
+    }
+    fn pid(&mut self) -> Result<i32> {
+        Ok(self.tagged_int(DataType::PID)? as i32)
+    }
+
+    /// A nullable C string, borrowed from the input: the bytes a C reader sees.
+    #[inline]
+    fn string_slice(&mut self) -> Result<Option<&'a [u8]>> {
+        let at = self.at();
+        let len = self.i32()?;
+        if len == 0 || (len < 0 && self.rel == Release::Master) {
+            return Ok(None);
+        }
+        if len < 0 {
+            return Err(err(
+                Status::ERR_OUT_OF_RESOURCE,
+                at,
+                format!("negative string length {len} (4.2.2 passes it to malloc)"),
+            ));
+        }
+        let body = self.r.take(len as usize)?;
+        // Master forces the last byte to NUL; 4.2.2 keeps it. A C reader stops at the first NUL.
+        let body = match self.rel {
+            Release::Master => &body[..body.len() - 1],
+            Release::OpenPmix4_2 => body,
+        };
+        Ok(Some(&body[..first_nul(body)]))
+    }
+    /// A nullable C string.
+    fn string(&mut self) -> Result<NullableText> {
+        Ok(self.string_slice()?.map(|b| Text(b.to_vec())))
+    }
+    /// [`Dec::string`] into `slot`, reusing its memory.
+    #[inline(never)]
+    fn string_into(&mut self, slot: &mut NullableText) -> Result<()> {
+        match (self.string_slice()?, slot) {
+            (Some(b), Some(t)) => set_bytes(&mut t.0, b),
+            (Some(b), slot) => *slot = Some(Text(b.to_vec())),
+            (None, slot) => *slot = None,
+        }
+        Ok(())
+    }
+    /// A string that must not be NULL (keys, namespaces), cut to `max` bytes: NULL is
+    /// `PMIX_ERROR`.
+    #[inline]
+    fn required_slice(&mut self, what: &str, max: usize) -> Result<&'a [u8]> {
+        let at = self.at();
+        match self.string_slice()? {
+            Some(b) => Ok(&b[..b.len().min(max)]),
+            None => Err(err(Status::ERROR, at, format!("NULL {what}"))),
+        }
+    }
+    fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
+        Ok(Text(self.required_slice(what, max)?.to_vec()))
+    }
+    /// [`Dec::required_string`] into `slot`, reusing its memory.
+    fn required_string_into(&mut self, what: &str, max: usize, slot: &mut Text) -> Result<()> {
+        let b = self.required_slice(what, max)?;
+        set_bytes(&mut slot.0, b);
+        Ok(())
+    }
+    /// SIZE-prefixed bytes, borrowed from the input.
+    #[inline]
+    fn sized_slice(&mut self) -> Result<&'a [u8]> {
+        if let Some((h, n)) = self.short_sized() {
+            let s = self.r.take(h + n)?;
+            return Ok(&s[h..]);
+        }
+        self.sized_slice_general()
+    }
+    /// The common SIZE prefixes, read without consuming anything: a modern one- or
+    /// two-byte flex integer (every release reads those alike), or a converged UINT64 tag
+    /// and its eight bytes; `(prefix length, payload length)` when the payload lies within
+    /// the input. Anything else is left to [`Dec::sized_slice_general`].
+    #[inline(always)]
+    fn short_sized(&self) -> Option<(usize, usize)> {
+        let rest = self.r.rest();
+        let (h, n) = match (self.fam, rest) {
+            (Family::Modern, [b0, ..]) if *b0 < 0x80 => (1, *b0 as u64),
+            (Family::Modern, [b0, b1, ..]) if *b1 < 0x80 => {
+                (2, (*b0 & 0x7f) as u64 | (*b1 as u64) << 7)
+            }
+            (Family::Converged, [t0, t1, a, b, c, d, e, f, g, h, ..])
+                if self.array_int.is_none()
+                    && u16::from_be_bytes([*t0, *t1]) == DataType::UINT64.0 =>
+            {
+                (10, u64::from_be_bytes([*a, *b, *c, *d, *e, *f, *g, *h]))
+            }
+            _ => return None,
+        };
+        (n <= (rest.len() - h) as u64).then_some((h, n as usize))
+    }
+    #[inline(never)]
+    fn sized_slice_general(&mut self) -> Result<&'a [u8]> {
+        let at = self.at();
+        let n = self.size()?;
+        if n > self.r.remaining() as u64 {
+            return Err(err(
+                Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                at,
+                format!("{n} bytes claimed, {} left", self.r.remaining()),
+            ));
+        }
+        self.r.take(n as usize)
+    }
+    fn sized_bytes(&mut self) -> Result<Vec<u8>> {
+        Ok(self.sized_slice()?.to_vec())
+    }
+    fn float_text(&mut self) -> Result<Option<Text>> {
+        self.string()
+    }
+    fn count_check(&self, n: u64, at: usize, what: &str) -> Result<usize> {
+        if n > self.r.remaining() as u64 {
+            return Err(err(
+                Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                at,
+                format!(
+                    "{what} count {n} exceeds the {} bytes left",
+                    self.r.remaining()
+                ),
+            ));
+        }
+        Ok(n as usize)
+    }
+    #[inline]
+    fn proc_rank(&mut self) -> Result<u32> {
+        if self.fam == Family::Legacy12 {
+            Ok(self.int()? as u32)
+        } else {
+            self.u32()
+        }
+    }
+    fn proc(&mut self) -> Result<Proc> {
+        let nspace = self.required_string("namespace", 255)?;
+        let rank = self.proc_rank()?;
+        Ok(Proc { nspace, rank })
+    }
+    /// [`Dec::proc`] into `p`, reusing its memory.
+    #[inline(never)]
+    fn proc_into(&mut self, p: &mut Proc) -> Result<()> {
+        self.required_string_into("namespace", 255, &mut p.nspace)?;
+        p.rank = self.proc_rank()?;
+        Ok(())
+    }
+    fn timeval(&mut self) -> Result<Timeval> {
+        // Both halves are one INT64 unpack call of two values (quirk R1 for the second).
+        let sec = self.i64()?;
+        let was = std::mem::replace(&mut self.int_tail, true);
+        let usec = self.i64();
+        self.int_tail = was;
+        Ok(Timeval { sec, usec: usec? })
+    }
+    fn coord(&mut self) -> Result<Coord> {
+        let view = self.u8()?;
+        let n = self.size()?;
+        // No early count check: C allocates `dims` and fails while reading (-50 at the
+        // first coordinate, -63 in 4.2.x at a later one); capacity stays bounded by the input.
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let mut coord = Vec::with_capacity(n.min(self.r.remaining()));
+        for i in 0..n {
+            self.int_tail = i > 0;
+            let c = self.u32();
+            self.int_tail = false;
+            coord.push(c?);
+        }
+        Ok(Coord { view, coord })
+    }
+    fn texts(&mut self, n: usize) -> Result<Vec<NullableText>> {
+        let mut v = Vec::with_capacity(n.min(self.r.remaining()));
+        for _ in 0..n {
+            v.push(self.string()?);
+        }
+        Ok(v)
+    }
+
+    // ---- unpack calls -----------------------------------------------------------------
+
+    /// One top-level unpack call of `ty` with room for `capacity` values.
+    pub fn unpack_call(&mut self, ty: DataType, capacity: usize) -> Result<Item> {
+        let mut values = Vec::new();
+        self.unpack_call_into(ty, capacity, &mut values)?;
+        Ok(Item { ty, values })
+    }
+
+    /// [`Dec::unpack_call`] into `values`, reusing the memory of the values already there
+    /// (the same values come out either way). On error `values` holds garbage.
+    pub fn unpack_call_into(
+        &mut self,
+        ty: DataType,
+        capacity: usize,
+        values: &mut Vec<Value>,
+    ) -> Result<()> {
+        let (n, count_at) = self.call_header(ty, capacity)?;
+        self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
+        Self::call_capacity(n, capacity, count_at)
+    }
+
+    /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
+    /// [`Dec::unpack_call_into`] without a copy. On error `out` holds garbage.
+    pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
+        let ty = DataType::BYTE_OBJECT;
+        let (n, count_at) = self.call_header(ty, capacity)?;
+        self.buffer_prologue(ty, count_at)?;
+        // `values(BYTE_OBJECT, n)`: in every family one `leaf`, i.e. one SIZE-prefixed slice,
+        // per value.
+        let take = n.min(capacity);
+        out.clear();
+        out.reserve(take.min(self.r.remaining()));
+        for _ in 0..take {
+            // `sized_slice`, its fast path inline
+            let (s, stride) = match self.short_sized() {
+                Some((h, n)) => (&self.r.take(h + n)?[h..], h + n),
+                None => (self.sized_slice_general()?, 0),
+            };
+            out.push(s);
+            touch_ahead(self.r.rest(), stride);
+        }
+        Self::call_capacity(n, capacity, count_at)
+    }
+
+    /// A call's described-mode count tag and count: (values sent, where the count is).
+    fn call_header(&mut self, ty: DataType, capacity: usize) -> Result<(usize, usize)> {
+        if capacity == 0 {
+            return Err(err(
+                Status::ERR_UNPACK_INADEQUATE_SPACE,
+                self.at(),
+                "capacity 0",
+            ));
+        }
+        if self.desc {
+            let at = self.at();
+            let t = self.tag()?;
+            if t != DataType::INT32 {
+                return Err(err(
+                    Status::ERR_UNPACK_FAILURE,
+                    at,
+                    format!("described buffer: expected INT32 count tag, got {t}"),
+                ));
+            }
+        }
+        let count_at = self.at();
+        let count = self.i32()?;
+        if count < 0 && quirks::negative_count_past_end(self.fam, ty) {
+            self.check_buffer_tag(ty)?;
+            return Err(err(
+                Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                count_at,
+                format!(
+                    "negative count {count}: the unpacker checks count * size bytes (quirk U5)"
+                ),
+            ));
+        }
+        Ok((if count < 0 { 0 } else { count as usize }, count_at))
+    }
+
+    /// After a call's values: more values sent than there was room for fail the call.
+    fn call_capacity(n: usize, capacity: usize, count_at: usize) -> Result<()> {
+        if n > capacity {
+            return Err(err(
+                Status::ERR_UNPACK_INADEQUATE_SPACE,
+                count_at,
+                format!("{n} values sent, room for {capacity}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read the described-mode type of the next record without consuming anything.
+    pub fn peek_described_type(&self) -> Result<DataType> {
+        let mut probe = Dec {
+            r: self.r.clone(),
+            ..*self
+        };
+        let at = probe.at();
+        let t = probe.tag()?;
+        if t != DataType::INT32 {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                format!("expected INT32 count tag, got {t}"),
+            ));
+        }
+        probe.i32()?;
+        let t = probe.tag()?;
+        Ok(match self.fam {
+            Family::Legacy20 if t == DataType::UINT32 => t,
+            _ => t,
+        })
+    }
+
+    fn unpack_buffer(
+        &mut self,
+        ty: DataType,
+        n: usize,
+        count_at: usize,
+        out: &mut Vec<Value>,
+    ) -> Result<()> {
+        self.buffer_prologue(ty, count_at)?;
+        self.values_into(ty, n, out)
+    }
+
+    /// `pack_buffer`'s tag, the registration check and quirk U6, before a call's values.
+    fn buffer_prologue(&mut self, ty: DataType, count_at: usize) -> Result<()> {
+        self.check_buffer_tag(ty)?;
+        if !self.comp.registers(ty, self.rel) {
+            return Err(err(
+                Status::ERR_UNKNOWN_DATA_TYPE,
+                self.at(),
+                format!("{} does not register {}", self.comp, ty),
+            ));
+        }
+        // Quirk U6: the modern integer unpacker refuses an empty buffer before the loop.
+        if self.fam == Family::Modern && self.r.remaining() == 0 && quirks_modern_int_entry(ty) {
+            return Err(err(
+                Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                count_at,
+                "empty buffer at an integer record",
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Dec::values`] into `out`, reusing the memory of the values already there for the
+    /// types worth it; the others are decoded afresh.
+    fn values_into(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
+        let in_place = matches!(
+            ty,
+            DataType::INFO
+                | DataType::PROC
+                | DataType::STRING
+                | DataType::BYTE_OBJECT
+                | DataType::DATA_ARRAY
+        ) && self.fam != Family::Legacy12
+            && quirks::self_tagged_int(self.fam, ty).is_none()
+            && !(self.fam == Family::Modern && modern_int_array(ty));
+        if !in_place {
+            *out = self.values(ty, n)?;
+            return Ok(());
+        }
+        // `values`' general loop, one value at a time. This frame is on the recursion path
+        // of nested arrays: what is big stays in the functions called.
+        out.truncate(n);
+        let reuse = out.len();
+        if ty == DataType::BYTE_OBJECT {
+            self.byte_objects_into(out)?;
+        } else {
+            for slot in out.iter_mut() {
+                self.one_into(ty, slot)?;
+            }
+        }
+        self.push_fresh(ty, n - reuse, out)
+    }
+
+    /// `one_into(BYTE_OBJECT, slot)` for every slot of `out`, the common case inline.
+    #[inline(never)]
+    fn byte_objects_into(&mut self, out: &mut [Value]) -> Result<()> {
+        for slot in out {
+            match slot {
+                Value::ByteObject(b) => {
+                    // `sized_slice`, its fast path inline
+                    let s = match self.short_sized() {
+                        Some((h, n)) => &self.r.take(h + n)?[h..],
+                        None => self.sized_slice_general()?,
+                    };
+                    set_bytes(b, s);
+                }
+                slot => self.one_into(DataType::BYTE_OBJECT, slot)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Decode `n` more values of `ty` onto `out`.
+    #[inline(never)]
+    fn push_fresh(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
+        out.reserve(n.min(self.r.remaining()));
+        for _ in 0..n {
+            let v = self.one_hot(ty)?;
+            out.push(v);
+        }
+        Ok(())
+    }
+
+    /// [`Dec::one`] with the common element types first.
+    #[inline]
+    fn one_hot(&mut self, ty: DataType) -> Result<Value> {
+        Ok(match ty {
+            DataType::PROC => Value::Proc(self.proc()?),
+            DataType::STRING => Value::String(self.string()?),
+            DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
+            DataType::INFO => Value::Info(Box::new(self.info()?)),
+            _ => self.one(ty)?,
+        })
+    }
+
+    /// [`Dec::one`] into `slot`, reusing its memory when it holds a value of the same kind.
+    /// On the recursion path of nested arrays: keep its frame small.
+    fn one_into(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        match (ty, slot) {
+            (DataType::PROC, Value::Proc(p)) => self.proc_into(p),
+            (DataType::STRING, Value::String(s)) => self.string_into(s),
+            (DataType::BYTE_OBJECT, Value::ByteObject(b)) => self.sized_into(b),
+            (DataType::INFO, Value::Info(i)) => self.info_into(i),
+            // `leaf` for these is one primitive read.
+            (DataType::BOOL, Value::Bool(x)) => {
+                *x = self.u8()? != 0;
+                Ok(())
+            }
+            (DataType::UINT8, Value::Uint8(x)) => {
+                *x = self.u8()?;
+                Ok(())
+            }
+            (DataType::UINT16, Value::Uint16(x)) => {
+                *x = self.u16()?;
+                Ok(())
+            }
+            (DataType::UINT32, Value::Uint32(x)) => {
+                *x = self.u32()?;
+                Ok(())
+            }
+            (DataType::UINT64, Value::Uint64(x)) => {
+                *x = self.u64()?;
+                Ok(())
+            }
+            (DataType::INT32, Value::Int32(x)) => {
+                *x = self.i32()?;
+                Ok(())
+            }
+            (DataType::DATA_ARRAY, Value::DataArray(d)) => self.darray_into(d),
+            (_, slot) => self.replace(ty, slot),
+        }
+    }
+
+    /// `*slot = one(ty)`.
+    #[inline(never)]
+    fn replace(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        *slot = self.one_hot(ty)?;
+        Ok(())
+    }
+
+    /// [`Dec::sized_bytes`] into `b`, reusing its memory.
+    #[inline(never)]
+    fn sized_into(&mut self, b: &mut Vec<u8>) -> Result<()> {
+        let s = self.sized_slice()?;
+        set_bytes(b, s);
+        Ok(())
+    }
+
+    /// `pack_buffer`'s described-mode type tag in front of a call's values.
+    fn check_buffer_tag(&mut self, ty: DataType) -> Result<()> {
+        if self.desc {
+            let at = self.at();
+            let got = self.tag()?;
+            let want = match self.fam {
+                Family::Legacy20 if ty == DataType::COMMAND => DataType::UINT32,
+                // v12 compares the 1.x-mapped tag it read with the type it was asked for,
+                // so a PROC (written as 22, read as INFO_ARRAY) never matches (quirk L1).
+                Family::Legacy12 => quirks::v12_top_level_type(ty),
+                _ => ty,
+            };
+            if got != want {
+                return Err(err(
+                    Status::ERR_PACK_MISMATCH,
+                    at,
+                    format!("got type {got} when expecting {want}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn values(&mut self, ty: DataType, n: usize) -> Result<Vec<Value>> {
+        match (self.fam, ty) {
+            (
+                Family::Legacy12,
+                DataType::POINTER | DataType::INFO_DIRECTIVES | DataType::PROC_STATE,
+            ) => {
+                return Err(err(
+                    Status::ERR_NOT_SUPPORTED,
+                    self.at(),
+                    format!("v12 cannot unpack {ty}"),
+                ));
+            }
+            (Family::Legacy12, DataType::DATA_ARRAY | DataType::PROC_INFO | DataType::QUERY) => {
+                return Err(err(
+                    Status::ERR_NOT_SUPPORTED,
+                    self.at(),
+                    format!("v12 cannot unpack {ty}"),
+                ));
+            }
+            (_, DataType::POINTER) => {
+                self.u8()?;
+                // Bounded: one sentinel byte stands for the whole call (quirk P1).
+                if !self.spend_pointers(n as u64) {
+                    return Err(err(
+                        Status::ERR_NOMEM,
+                        self.at(),
+                        format!("{n} pointers for one sentinel byte"),
+                    ));
+                }
+                return Ok(vec![Value::Pointer; n]);
+            }
+            _ => {}
+        }
+        if quirks::self_tagged_int(self.fam, ty).is_some() {
+            // One always-tag for the whole array, read even for an empty one (quirk D2).
+            let remote = self.int_tag(ty)?;
+            let mut out = Vec::with_capacity(n.min(self.r.remaining()));
+            self.array_int = Some(remote);
+            let mut res = Ok(());
+            for i in 0..n {
+                self.int_tail = i > 0 && self.fam == Family::Modern;
+                let v = self.leaf(ty);
+                self.int_tail = false;
+                match v {
+                    Ok(v) => out.push(v),
+                    Err(e) => {
+                        res = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.array_int = None;
+            return res.map(|()| out);
+        }
+        let mut out = Vec::with_capacity(n.min(self.r.remaining()));
+        if self.fam == Family::Modern && modern_int_array(ty) {
+            for i in 0..n {
+                self.int_tail = i > 0;
+                let v = self.leaf(ty);
+                self.int_tail = false;
+                out.push(v?);
+            }
+            return Ok(out);
+        }
+        for _ in 0..n {
+            out.push(self.one(ty)?);
+        }
+        Ok(out)
+    }
+
+    /// One value of `ty`. Types that can nest are handled here, in a small frame, so the
+    /// recursion through DATA_ARRAY/VALUE/INFO stays shallow on the stack even in debug builds.
+    fn one(&mut self, ty: DataType) -> Result<Value> {
+        let at = self.at();
+        Ok(match ty {
+            DataType::VALUE => Value::Value(Box::new(self.value()?)),
+            DataType::APP => Value::App(Box::new(self.app()?)),
+            DataType::INFO => Value::Info(Box::new(self.info()?)),
+            DataType::PDATA => self.pdata()?,
+            DataType::KVAL => {
+                let key = self.string()?;
+                let value = self.value()?;
+                Value::Kval(Box::new(Kval { key, value }))
+            }
+            DataType::DATA_ARRAY => Value::DataArray(Box::new(self.darray()?)),
+            DataType::QUERY => self.query(at)?,
+            DataType::INFO_ARRAY => self.info_array(at)?,
+            _ => self.leaf(ty)?,
+        })
+    }
+
+    #[inline(never)]
+    fn pdata(&mut self) -> Result<Value> {
+        let proc = self.proc()?;
+        let key = self.required_string("key", 511)?;
+        let vt = self.value_type()?;
+        let value = self.value_payload(vt)?;
+        Ok(Value::Pdata(Box::new(Pdata { proc, key, value })))
+    }
+
+    #[inline(never)]
+    fn query(&mut self, at: usize) -> Result<Value> {
+        let n = self.i32()?;
+        let n = if n > 0 {
+            self.count_check(n as u64, at, "QUERY keys")?
+        } else {
+            0
+        };
+        let keys = self.texts(n)?;
+        let qat = self.at();
+        let nq = self.size()?;
+        let nq = self.count_check(nq, qat, "QUERY qualifiers")?;
+        // OpenPMIx has no cap here either (a qualifier's VALUE may be a QUERY again, and its
+        // recursion overflows the stack); we share the DATA_ARRAY cap.
+        if self.query_depth >= MAX_ARRAY_DEPTH {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "QUERY nested deeper than 100",
+            ));
+        }
+        self.query_depth += 1;
+        let r = self.query_qualifiers(keys, nq);
+        self.query_depth -= 1;
+        r
+    }
+
+    fn query_qualifiers(&mut self, keys: Vec<NullableText>, nq: usize) -> Result<Value> {
+        let mut qualifiers = Vec::with_capacity(nq);
+        for _ in 0..nq {
+            qualifiers.push(self.info()?);
+        }
+        Ok(Value::Query(Box::new(Query { keys, qualifiers })))
+    }
+
+    #[inline(never)]
+    fn info_array(&mut self, at: usize) -> Result<Value> {
+        let n = if self.fam == Family::Legacy20 && !self.as_read() {
+            // As written by the base SIZE packer: the always-tag only (quirk L2).
+            let remote = self.tag()?;
+            self.int_of(remote)? as u64
+        } else {
+            self.modex_size()?
+        };
+        let n = self.count_check(n, at, "INFO_ARRAY")?;
+        // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
+        // DATA_ARRAY cap so that a hostile peer cannot overflow ours.
+        if self.info_depth >= MAX_ARRAY_DEPTH {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "INFO_ARRAY nested deeper than 100",
+            ));
+        }
+        self.info_depth += 1;
+        let r = self.info_array_elements(n, at);
+        self.info_depth -= 1;
+        r
+    }
+
+    fn info_array_elements(&mut self, n: usize, at: usize) -> Result<Value> {
+        if n > 0 && self.as_read() {
+            // v12 ... v3 read the elements as VALUEs (quirk U11).
+            for _ in 0..n {
+                self.value()?;
+            }
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "INFO_ARRAY elements read as VALUEs gave garbage (quirk U11)",
+            ));
+        }
+        let mut infos = Vec::with_capacity(n);
+        for _ in 0..n {
+            infos.push(if self.fam == Family::Legacy20 {
+                self.base_info()?
+            } else {
+                self.info()?
+            });
+        }
+        Ok(Value::InfoArray(infos))
+    }
+
+    /// Types that do not nest.
+    #[inline(never)]
+    fn leaf(&mut self, ty: DataType) -> Result<Value> {
+        let fam = self.fam;
+        let at = self.at();
+        Ok(match ty {
+            DataType::BOOL => Value::Bool(self.u8()? != 0),
+            DataType::BYTE => Value::Byte(self.u8()?),
+            DataType::UINT8 => Value::Uint8(self.u8()?),
+            DataType::INT8 => Value::Int8(self.u8()? as i8),
+            DataType::STRING => Value::String(self.string()?),
+            DataType::SIZE => Value::Size(self.size()?),
+            DataType::PID => Value::Pid(self.pid()?),
+            DataType::INT => Value::Int(self.int()?),
+            DataType::UINT => Value::Uint(self.int()? as u32),
+            DataType::INT16 => Value::Int16(self.i16()?),
+            DataType::INT32 => Value::Int32(self.i32()?),
+            DataType::INT64 => Value::Int64(self.i64()?),
+            DataType::UINT16 => Value::Uint16(self.u16()?),
+            DataType::UINT32 => Value::Uint32(self.u32()?),
+            DataType::UINT64 => Value::Uint64(self.u64()?),
+            DataType::FLOAT => Value::Float(
+                self.float_text()?
+                    .map(|t| parse_strtof(&t.0))
+                    .unwrap_or(0.0),
+            ),
+            DataType::DOUBLE => Value::Double(
+                self.float_text()?
+                    .map(|t| parse_strtod(&t.0))
+                    .unwrap_or(0.0),
+            ),
+            DataType::TIMEVAL => Value::Timeval(self.timeval()?),
+            DataType::TIME => Value::Time(self.u64()?),
+            DataType::STATUS => Value::Status(if fam == Family::Legacy12 {
+                self.int()?
+            } else {
+                self.i32()?
+            }),
+            DataType::PROC => Value::Proc(self.proc()?),
+            DataType::BUFFER => {
+                let kind = if self.legacy() { 0 } else { self.u8()? };
+                Value::Buffer(Buffer {
+                    kind,
+                    bytes: self.sized_bytes()?,
+                })
+            }
+            DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
+            DataType::COMPRESSED_STRING => Value::CompressedString(self.sized_bytes()?),
+            DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.sized_bytes()?),
+            DataType::DATA_BUFFER => Value::DataBuffer(self.sized_bytes()?),
+            DataType::MODEX => {
+                let n = self.modex_size()?;
+                let n = self.count_check(n, at, "MODEX")?;
+                Value::Modex(self.r.take(n)?.to_vec())
+            }
+            DataType::PERSIST | DataType::SCOPE | DataType::DATA_RANGE => {
+                let x = if fam == Family::Legacy12 {
+                    self.int()? as u8
+                } else {
+                    self.u8()?
+                };
+                match ty {
+                    DataType::PERSIST => Value::Persist(x),
+                    DataType::SCOPE => Value::Scope(x),
+                    _ => Value::DataRange(x),
+                }
+            }
+            DataType::COMMAND => Value::Command(match fam {
+                Family::Legacy12 | Family::Legacy20 => self.i32()? as u8,
+                _ => self.u8()?,
+            }),
+            DataType::INFO_DIRECTIVES => Value::InfoDirectives(self.u32()?),
+            DataType::DATA_TYPE => Value::DataType(DataType(match fam {
+                Family::Legacy12 => self.r.be32()? as u16,
+                Family::Modern if !self.datatype_as_written() => self.i16()? as u16,
+                _ => self.u16()?,
+            })),
+            DataType::PROC_STATE => Value::ProcState(self.u8()?),
+            DataType::PROC_INFO => {
+                let proc = self.proc()?;
+                let hostname = self.string()?;
+                let executable = self.string()?;
+                let pid = self.pid()?;
+                let state = self.u8()?;
+                Value::ProcInfo(Box::new(ProcInfo {
+                    proc,
+                    hostname,
+                    executable,
+                    pid,
+                    state,
+                }))
+            }
+            DataType::PROC_RANK => Value::ProcRank(self.proc_rank()?),
+            DataType::ALLOC_DIRECTIVE => Value::AllocDirective(self.u8()?),
+            DataType::IOF_CHANNEL => Value::IofChannel(self.u16()?),
+            DataType::ENVAR => Value::Envar(Envar {
+                name: self.string()?,
+                value: self.string()?,
+                separator: self.u8()?,
+            }),
+            DataType::COORD => Value::Coord(self.coord()?),
+            DataType::REGATTR => {
+                let name = self.string()?;
+                let key = self.required_string("key", 511)?;
+                let t = if self.datatype_as_written() {
+                    self.u16()?
+                } else {
+                    self.i16()? as u16
+                };
+                let nat = self.at();
+                let nd = self.i32()?;
+                let nd = if nd > 0 {
+                    self.count_check(nd as u64, nat, "REGATTR descriptions")?
+                } else {
+                    0
+                };
+                let description = self.texts(nd)?;
+                Value::Regattr(Box::new(Regattr {
+                    name,
+                    key,
+                    ty: t,
+                    description,
+                }))
+            }
+            DataType::REGEX => Value::Regex(self.regex()?),
+            DataType::JOB_STATE => Value::JobState(self.u8()?),
+            DataType::LINK_STATE => Value::LinkState(self.u8()?),
+            DataType::PROC_CPUSET => Value::ProcCpuset(self.string()?),
+            DataType::GEOMETRY => {
+                let fabric = self.size()?;
+                let uuid = self.string()?;
+                let osname = self.string()?;
+                let cat = self.at();
+                let n = self.size()?;
+                let n = self.count_check(n, cat, "GEOMETRY coordinates")?;
+                let mut coordinates = Vec::with_capacity(n);
+                for _ in 0..n {
+                    coordinates.push(self.coord()?);
+                }
+                Value::Geometry(Box::new(Geometry {
+                    fabric,
+                    uuid,
+                    osname,
+                    coordinates,
+                }))
+            }
+            DataType::DEVICE_DIST => Value::DeviceDist(DeviceDist {
+                uuid: self.string()?,
+                osname: self.string()?,
+                devtype: self.u64()?,
+                mindist: self.u16()?,
+                maxdist: self.u16()?,
+            }),
+            DataType::ENDPOINT => Value::Endpoint(Endpoint {
+                uuid: self.string()?,
+                osname: self.string()?,
+                endpt: self.sized_bytes()?,
+            }),
+            DataType::TOPO => Value::Topo(self.string()?),
+            DataType::DEVTYPE => Value::Devtype(self.u64()?),
+            DataType::LOCTYPE => Value::Loctype(self.u16()?),
+            // PMIX_LOAD_NSPACE zeroes the array and copies nothing for NULL (quirk U15).
+            DataType::PROC_NSPACE => Value::ProcNspace(match self.string_slice()? {
+                Some(b) => Text(b[..b.len().min(255)].to_vec()),
+                None => Text(Vec::new()),
+            }),
+            DataType::PROC_STATS => {
+                let node = self.string()?;
+                let proc = self.proc()?;
+                let pid = self.pid()?;
+                let cmd = self.string()?;
+                let state = self.u8()?;
+                let time = self.timeval()?;
+                let priority = self.i32()?;
+                let num_threads = self.i16()?;
+                let pss = self.f32_text()?;
+                let vsize = self.f32_text()?;
+                let rss = self.f32_text()?;
+                if self.rel == Release::OpenPmix4_2 && self.as_read() {
+                    // 4.2.x reads a peak_vsize its packer never wrote (quirk U10).
+                    self.f32_text()?;
+                }
+                let processor = self.i16()?;
+                let sample_time = self.timeval()?;
+                Value::ProcStats(Box::new(ProcStats {
+                    node,
+                    proc,
+                    pid,
+                    cmd,
+                    state,
+                    time,
+                    priority,
+                    num_threads,
+                    pss,
+                    vsize,
+                    rss,
+                    processor,
+                    sample_time,
+                }))
+            }
+            DataType::DISK_STATS => Value::DiskStats(self.disk_stats()?),
+            DataType::NET_STATS => Value::NetStats(self.net_stats()?),
+            DataType::NODE_STATS => {
+                let node = self.string()?;
+                let mut floats = [0f32; 11];
+                for f in floats.iter_mut() {
+                    *f = self.f32_text()?;
+                }
+                let sample_time = self.timeval()?;
+                let dat = self.at();
+                let nd = self.size()?;
+                let nd = self.count_check(nd, dat, "NODE_STATS disks")?;
+                let mut diskstats = Vec::with_capacity(nd);
+                for _ in 0..nd {
+                    diskstats.push(self.disk_stats()?);
+                }
+                let nat = self.at();
+                let nn = self.size()?;
+                let nn = self.count_check(nn, nat, "NODE_STATS nets")?;
+                let mut netstats = Vec::with_capacity(nn);
+                for _ in 0..nn {
+                    netstats.push(self.net_stats()?);
+                }
+                Value::NodeStats(Box::new(NodeStats {
+                    node,
+                    floats,
+                    sample_time,
+                    diskstats,
+                    netstats,
+                }))
+            }
+            DataType::STOR_MEDIUM => Value::StorMedium(self.u64()?),
+            DataType::STOR_ACCESS => Value::StorAccess(self.u64()?),
+            DataType::STOR_PERSIST => Value::StorPersist(self.u64()?),
+            DataType::STOR_ACCESS_TYPE => Value::StorAccessType(self.u16()?),
+            DataType::DEVICE => Value::Device(Device {
+                uuid: self.string()?,
+                osname: self.string()?,
+                devtype: self.u64()?,
+            }),
+            DataType::RESBLOCK_DIRECTIVE => Value::ResblockDirective(self.u8()?),
+            DataType::RESOURCE_UNIT => Value::ResourceUnit(ResourceUnit {
+                devtype: self.u64()?,
+                count: self.size()?,
+            }),
+            DataType::NODE_PID => Value::NodePid(NodePid {
+                hostname: self.string()?,
+                nodeid: self.u32()?,
+                pid: self.pid()?,
+            }),
+            DataType::REGEX2 => Value::Regex2(Regex2 {
+                kind: self.string()?,
+                regex: self.sized_bytes()?,
+            }),
+            DataType::ALLOC_INHERIT => Value::AllocInherit(self.u8()?),
+            DataType::POINTER => {
+                self.u8()?;
+                Value::Pointer
+            }
+            other => {
+                return Err(err(
+                    Status::ERR_UNKNOWN_DATA_TYPE,
+                    at,
+                    format!("no unpacker for {other}"),
+                ))
+            }
+        })
+    }
+
+    fn f32_text(&mut self) -> Result<f32> {
+        Ok(self
+            .float_text()?
+            .map(|t| parse_strtof(&t.0))
+            .unwrap_or(0.0))
+    }
+    fn disk_stats(&mut self) -> Result<DiskStats> {
+        let disk = self.string()?;
+        let mut counters = [0u64; 11];
+        for c in counters.iter_mut() {
+            *c = self.u64()?;
+        }
+        Ok(DiskStats { disk, counters })
+    }
+    fn net_stats(&mut self) -> Result<NetStats> {
+        let interface = self.string()?;
+        let mut counters = [0u64; 6];
+        for c in counters.iter_mut() {
+            *c = self.u64()?;
+        }
+        Ok(NetStats {
+            interface,
+            counters,
+        })
+    }
+
+    /// REGEX: preg framing with no bfrops length (`raw:...\0`, `blob:\0component=..:\0size=N:\0` + N bytes,
+    /// and in 4.2.x `pmix[...]\0`).
+    fn regex(&mut self) -> Result<Vec<u8>> {
+        let at = self.at();
+        let rest = self.r.rest();
+        let cstr_len = |b: &[u8]| b.iter().position(|c| *c == 0);
+        if rest.starts_with(b"blob:") {
+            // three NUL-terminated header fields, the last `size=N:`
+            let mut off = 0;
+            let mut size_field: &[u8] = &[];
+            for _ in 0..3 {
+                let n = cstr_len(&rest[off..]).ok_or_else(|| {
+                    err(
+                        Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                        at,
+                        "unterminated regex blob header",
+                    )
+                })?;
+                size_field = &rest[off..off + n];
+                off += n + 1;
+            }
+            let digits = size_field
+                .strip_prefix(b"size=")
+                .and_then(|s| s.strip_suffix(b":"))
+                .and_then(|s| std::str::from_utf8(s).ok())
+                .and_then(|s| s.parse::<usize>().ok())
+                .ok_or_else(|| err(Status::ERR_UNPACK_FAILURE, at, "bad regex blob size field"))?;
+            if digits > rest.len() - off {
+                return Err(err(
+                    Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                    at,
+                    "regex blob larger than the input",
+                ));
+            }
+            return Ok(self.r.take(off + digits)?.to_vec());
+        }
+        let framed = rest.starts_with(b"raw:")
+            || (self.rel == Release::OpenPmix4_2 && rest.starts_with(b"pmix"));
+        if framed {
+            let n = cstr_len(rest).ok_or_else(|| {
+                err(
+                    Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+                    at,
+                    "unterminated regex",
+                )
+            })?;
+            return Ok(self.r.take(n + 1)?.to_vec());
+        }
+        // No preg module claims it: OpenPMIx falls back to a whole unpack of one STRING
+        // through its own peer's module, which refuses a buffer of another kind than its
+        // default (non-described): -20 for a described buffer (quirk U4).
+        if self.desc {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "REGEX fallback: a described buffer is not the local default kind (quirk U4)",
+            ));
+        }
+        self.unpack_call(DataType::STRING, 1)?;
+        Err(err(
+            Status::ERR_UNPACK_FAILURE,
+            at,
+            "REGEX without a known preg framing: a plain string (quirk U4)",
+        ))
+    }
+
+    fn modex_size(&mut self) -> Result<u64> {
+        if self.fam == Family::Legacy12 || self.rel == Release::OpenPmix4_2 {
+            self.size()
+        } else {
+            self.r.be64()
+        }
+    }
+
+    fn value_type(&mut self) -> Result<DataType> {
+        Ok(match self.fam {
+            Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
+            // Quirk U3: the value type went out as an INT from a 2-byte field.
+            Family::Legacy20 => DataType(self.int()? as u32 as u16),
+            _ => self.tag()?,
+        })
+    }
+
+    fn value(&mut self) -> Result<Value> {
+        let ty = match self.fam {
+            Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
+            _ => self.tag()?,
+        };
+        self.value_payload(ty)
+    }
+
+    fn info(&mut self) -> Result<Info> {
+        let key = self.required_string("key", 511)?;
+        let flags = if self.fam == Family::Legacy12 {
+            0
+        } else {
+            self.u32()?
+        };
+        let vt = self.value_type()?;
+        let value = self.value_payload(vt)?;
+        Ok(Info { key, flags, value })
+    }
+
+    /// [`Dec::info`] into `info`, reusing its memory.
+    fn info_into(&mut self, info: &mut Info) -> Result<()> {
+        self.required_string_into("key", 511, &mut info.key)?;
+        info.flags = if self.fam == Family::Legacy12 {
+            0
+        } else {
+            self.u32()?
+        };
+        let vt = self.value_type()?;
+        self.value_payload_into(vt, &mut info.value)
+    }
+
+    fn base_info(&mut self) -> Result<Info> {
+        let key = self.required_string("key", 511)?;
+        let flags = self.u32()?;
+        let vt = DataType(self.r.be16()?);
+        // The base pack_val wrote v20's packers' output without pack_buffer's tag (quirk L2).
+        let value = if vt == DataType::UNDEF {
+            Value::Undef
+        } else {
+            self.one(vt)?
+        };
+        Ok(Info { key, flags, value })
+    }
+
+    fn app(&mut self) -> Result<App> {
+        let cmd = self.string()?;
+        let at = self.at();
+        let argc = self.int()?;
+        let argc = if argc > 0 {
+            self.count_check(argc as u64, at, "APP argc")?
+        } else {
+            0
+        };
+        let argv = self.texts(argc)?;
+        let at = self.at();
+        let envc = self.i32()?;
+        let envc = if envc > 0 {
+            self.count_check(envc as u64, at, "APP envc")?
+        } else {
+            0
+        };
+        let env = self.texts(envc)?;
+        let cwd = if self.fam == Family::Legacy12 {
+            None
+        } else {
+            self.string()?
+        };
+        let maxprocs = self.int()?;
+        let at = self.at();
+        let ninfo = self.size()?;
+        let ninfo = self.count_check(ninfo, at, "APP ninfo")?;
+        let mut info = Vec::with_capacity(ninfo);
+        for _ in 0..ninfo {
+            info.push(self.info()?);
+        }
+        if self.fam == Family::Legacy12 && self.as_read() {
+            // v12 has no flags on the wire, so the array-end marker that PMIX_INFO_CREATE
+            // puts on the last element is what the receiver sees (quirk U13).
+            if let Some(last) = info.last_mut() {
+                last.flags = quirks::INFO_ARRAY_END;
+            }
+        }
+        Ok(App {
+            cmd,
+            argv,
+            env,
+            cwd,
+            maxprocs,
+            info,
+        })
+    }
+
+    fn darray(&mut self) -> Result<DataArray> {
+        let mut d = DataArray {
+            ty: DataType::UNDEF,
+            values: Vec::new(),
+        };
+        self.darray_into(&mut d)?;
+        Ok(d)
+    }
+
+    /// [`Dec::darray`] into `d`, reusing the memory of its elements.
+    fn darray_into(&mut self, d: &mut DataArray) -> Result<()> {
+        let (ty, n) = self.darray_header()?;
+        d.ty = ty;
+        let Some(n) = n else {
+            d.values.clear();
+            return Ok(());
+        };
+        self.depth += 1;
+        let r = if self.fam == Family::Legacy20 {
+            self.legacy_desc(ty)
+                .and_then(|()| self.values_into(ty, n, &mut d.values))
+        } else {
+            self.values_into(ty, n, &mut d.values)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
+    /// for an array that carries no elements.
+    #[inline(never)]
+    fn darray_header(&mut self) -> Result<(DataType, Option<usize>)> {
+        let at = self.at();
+        if self.depth >= MAX_ARRAY_DEPTH {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "DATA_ARRAY nested deeper than 100",
+            ));
+        }
+        let ty = match self.fam {
+            Family::Legacy20 => DataType(self.r.be16()?),
+            _ => self.tag()?,
+        };
+        if ty == DataType::UNDEF && self.rel == Release::Master && self.fam != Family::Legacy20 {
+            return Ok((ty, None));
+        }
+        let nat = self.at();
+        let n = self.size()?;
+        if n == 0 || ty == DataType::UNDEF {
+            return Ok((ty, None));
+        }
+        if ty != DataType::POINTER && ty != DataType::DATA_ARRAY {
+            self.count_check(n, nat, "DATA_ARRAY")?;
+        } else if (ty == DataType::POINTER && n > self.pointer_budget)
+            || (ty == DataType::DATA_ARRAY && n > self.r.remaining() as u64 + 4096)
+        {
+            return Err(err(
+                Status::ERR_NOMEM,
+                nat,
+                "DATA_ARRAY count beyond what the input can hold",
+            ));
+        }
+        let n = n as usize;
+        // Element storage is allocated from a fixed list of types before anything is read
+        // (quirk U8): v20 refuses the rest, 4.2.x's constructor leaves them NULL.
+        if self.as_read()
+            && self.fam == Family::Legacy20
+            && !quirks::V20_DARRAY_ELEMENT_TYPES.contains(&ty)
+        {
+            return Err(err(
+                Status::ERR_NOT_SUPPORTED,
+                at,
+                format!("v20 cannot unpack an array of {ty}"),
+            ));
+        }
+        if self.rel == Release::OpenPmix4_2 && self.fam != Family::Legacy20 {
+            if self.as_read() && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty) {
+                return Err(err(
+                    Status::ERR_NOMEM,
+                    at,
+                    format!("4.2.x cannot construct an array of {ty}"),
+                ));
+            }
+            if !self.comp.registers(ty, self.rel) {
+                return Err(err(
+                    Status::ERR_UNKNOWN_DATA_TYPE,
+                    self.at(),
+                    format!("{} does not register {}", self.comp, ty),
+                ));
+            }
+        }
+        if !self.comp.registers(ty, self.rel) || ty == DataType::REGEX {
+            return Err(err(
+                Status::ERR_NOMEM,
+                at,
+                format!("cannot construct an array of {ty}"),
+            ));
+        }
+        Ok((ty, Some(n)))
+    }
+
+    /// [`Dec::value_payload`] into `slot`, reusing its memory where [`Dec::one_into`] can.
+    fn value_payload_into(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        // The modern and converged families' checks, all passed: `one(ty)`.
+        if matches!(self.fam, Family::Converged | Family::Modern)
+            && ty != DataType::UNDEF
+            && !quirks::VALUE_REFUSED_TYPES.contains(&ty)
+            && self.comp.registers(ty, self.rel)
+        {
+            return self.one_into(ty, slot);
+        }
+        self.replace_payload(ty, slot)
+    }
+
+    /// `*slot = value_payload(ty)`.
+    #[inline(never)]
+    fn replace_payload(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        *slot = self.value_payload(ty)?;
+        Ok(())
+    }
+
+    /// The payload of a `pmix_value_t` whose type was just read.
+    fn value_payload(&mut self, ty: DataType) -> Result<Value> {
+        let at = self.at();
+        if ty == DataType::UNDEF {
+            return match self.fam {
+                Family::Legacy12 => Err(err(Status::ERROR, at, "v12 VALUE of UNDEF")),
+                _ => Ok(Value::Undef),
+            };
+        }
+        match self.fam {
+            Family::Legacy12 => {
+                if ty == DataType::INFO_ARRAY {
+                    self.legacy_desc(DataType::INFO_ARRAY)?;
+                    return match self.one(DataType::INFO_ARRAY)? {
+                        Value::InfoArray(infos) => Ok(Value::array(
+                            DataType::INFO,
+                            infos
+                                .into_iter()
+                                .map(|i| Value::Info(Box::new(i)))
+                                .collect(),
+                        )),
+                        _ => unreachable!("INFO_ARRAY decodes to InfoArray"),
+                    };
+                }
+                if !quirks::V12_VALUE_TYPES.contains(&ty) || ty == DataType::DATA_ARRAY {
+                    return Err(err(Status::ERROR, at, format!("v12 VALUE of {ty}")));
+                }
+                self.legacy_desc(ty)?;
+                self.one(ty)
+            }
+            Family::Legacy20 => {
+                if !quirks::V20_VALUE_TYPES.contains(&ty) {
+                    return Err(err(Status::ERROR, at, format!("v20 VALUE of {ty}")));
+                }
+                if ty == DataType::COMPRESSED_STRING {
+                    self.legacy_desc(DataType::BYTE_OBJECT)?;
+                    return Ok(Value::CompressedString(self.sized_bytes()?));
+                }
+                if ty == DataType::PERSIST && self.as_read() {
+                    // v20 unpacks a PERSIST value with the PROC unpacker (quirk U12).
+                    self.legacy_desc(DataType::PROC)?;
+                    self.proc()?;
+                    return Err(err(
+                        Status::ERR_UNPACK_FAILURE,
+                        at,
+                        "v20 read a PERSIST value as a PROC and got garbage (quirk U12)",
+                    ));
+                }
+                self.legacy_desc(ty)?;
+                self.one(ty)
+            }
+            _ => {
+                if quirks::VALUE_REFUSED_TYPES.contains(&ty) {
+                    return Err(err(
+                        Status::ERR_BAD_PARAM,
+                        at,
+                        format!("a VALUE cannot carry {ty}"),
+                    ));
+                }
+                if !self.comp.registers(ty, self.rel) {
+                    return Err(err(
+                        Status::ERR_UNKNOWN_DATA_TYPE,
+                        at,
+                        format!("{} has no VALUE of {ty}", self.comp),
+                    ));
+                }
+                self.one(ty)
+            }
+        }
+    }
+}
+
+/// Prefetch the byte where the prefix of the record `AHEAD` records on would be if records
+/// kept their current `stride`. Walking a run of records by their length prefixes alone is
+/// a chain of dependent loads, one cache miss after the other; the prefetch starts the
+/// misses early.
+#[inline(always)]
+fn touch_ahead(rest: &[u8], stride: usize) {
+    const AHEAD: usize = 16;
+    if let Some(b) = rest.get(stride.saturating_mul(AHEAD - 1)) {
+        crate::wire::prefetch(b);
+    }
+}
+
+/// The index of the first NUL in `b`, or its length: where a C reader's string ends.
+#[inline]
+fn first_nul(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // The lowest flagged byte is always a real zero (borrows only run upwards).
+        let z = w.wrapping_sub(LO) & !w & HI;
+        if z != 0 {
+            return at + (z.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + chunks
+        .remainder()
+        .iter()
+        .position(|c| *c == 0)
+        .unwrap_or(chunks.remainder().len())
+}
+
+/// Overwrite `dst` with `src`, keeping `dst`'s allocation when it is large enough.
+#[inline]
+fn set_bytes(dst: &mut Vec<u8>, src: &[u8]) {
+    if dst.len() == src.len() {
+        // the common case when reusing: no capacity check, no length update
+        dst.copy_from_slice(src);
+    } else {
+        dst.clear();
+        dst.extend_from_slice(src);
+    }
+}
+
+/// Types whose modern unpacker reads the whole array with one integer unpack call.
+fn modern_int_array(ty: DataType) -> bool {
+    quirks_modern_int_entry(ty)
+        || matches!(
+            ty,
+            DataType::PID
+                | DataType::STATUS
+                | DataType::PROC_RANK
+                | DataType::DATA_TYPE
+                | DataType::INFO_DIRECTIVES
+                | DataType::IOF_CHANNEL
+                | DataType::DEVTYPE
+                | DataType::LOCTYPE
+                | DataType::STOR_MEDIUM
+                | DataType::STOR_ACCESS
+                | DataType::STOR_PERSIST
+                | DataType::STOR_ACCESS_TYPE
+        )
+}
+
+/// Types whose modern unpacker is the flex-integer routine itself, which checks for an
+/// empty buffer before looking at the count (quirk U6).
+pub(crate) fn quirks_modern_int_entry(ty: DataType) -> bool {
+    matches!(
+        ty,
+        DataType::INT16
+            | DataType::INT32
+            | DataType::INT64
+            | DataType::UINT16
+            | DataType::UINT32
+            | DataType::UINT64
+            | DataType::INT
+            | DataType::UINT
+            | DataType::SIZE
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_nul;
+
+    #[test]
+    fn first_nul_is_the_first_zero_byte() {
+        for len in 0..40 {
+            for zero_at in 0..=len {
+                for fill in [0x01u8, 0x80, 0xff, 0x7f] {
+                    let mut b = vec![fill; len];
+                    if zero_at < len {
+                        b[zero_at] = 0;
+                        // more zeros and 0x01 bytes after the first zero must not matter
+                        for (i, x) in b.iter_mut().enumerate().skip(zero_at + 1) {
+                            *x = if i % 2 == 0 { 0 } else { 1 };
+                        }
+                    }
+                    assert_eq!(first_nul(&b), zero_at, "{b:02x?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! # pmix-codec
+//!
+//! A native implementation of the OpenPMIx bfrops wire format: the eight components
+//! `v12 v20 v21 v3 v4 v41 v51 v61` in their three families, both buffer kinds, every
+//! registered data type, byte-exact with OpenPMIx (judged against the real library).
+//!
+//! ```
+//! use pmix_codec::{Codec, Component, BufferKind, Item, Value};
+//! let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+//! let bytes = codec.encode(&[Item::one(Value::Uint32(42))]).unwrap();
+//! assert_eq!(bytes, [0x02, 0x2a]);
+//! let items = codec.decode(&bytes, &[pmix_codec::DataType::UINT32]).unwrap();
+//! assert_eq!(items[0].values, [Value::Uint32(42)]);
+//! ```
+//!
+//! The README's example: type 75 `ALLOC_INHERIT` exists only in `v61`.
+//!
+//! ```
+//! use pmix_codec::*;
+//! let codec = Codec::new(Component::V61, BufferKind::NonDescribed); // release profile: master
+//! let bytes = codec.encode(&[Item::one(Value::AllocInherit(attrs::AllocInherit::Child as u8))])?;
+//! assert_eq!(bytes, [0x02, 0x02]);
+//! let items = codec.decode(&bytes, &[DataType::ALLOC_INHERIT])?;
+//! assert_eq!(items[0].values, [Value::AllocInherit(2)]);
+//! let v51 = Codec::new(Component::V51, BufferKind::NonDescribed);
+//! assert_eq!(v51.decode(&bytes, &[DataType::ALLOC_INHERIT]).unwrap_err().status.0, -16);
+//! # Ok::<(), pmix_codec::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod attrs;
+pub mod component;
+mod decode;
+mod encode;
+pub mod error;
+pub mod float;
+pub mod json;
+pub mod quirks;
+pub mod status;
+pub mod types;
+pub mod value;
+pub mod vectors;
+pub mod wire;
+
+pub use component::{BufferKind, Component, Family, Release};
+pub use decode::DecodeOptions;
+
+/// Whether a modern component's unpacker for `ty` fails an empty record at the very end of
+/// the buffer (quirk U6).
+pub fn empty_record_at_end_fails(component: Component, ty: DataType) -> bool {
+    component.family() == Family::Modern && decode::quirks_modern_int_entry(ty)
+}
+pub use encode::MAX_ARRAY_DEPTH;
+pub use error::{Error, Result};
+pub use status::Status;
+pub use types::DataType;
+pub use value::*;
+
+/// A component + buffer kind + release profile: everything that decides the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Codec {
+    /// The bfrops component.
+    pub component: Component,
+    /// The buffer kind.
+    pub kind: BufferKind,
+    /// The release whose behaviour is reproduced (default: master).
+    pub release: Release,
+    /// Decoder options.
+    pub options: DecodeOptions,
+}
+
+impl Codec {
+    /// A codec for the master release profile.
+    pub fn new(component: Component, kind: BufferKind) -> Self {
+        Codec {
+            component,
+            kind,
+            release: Release::Master,
+            options: DecodeOptions::default(),
+        }
+    }
+
+    /// The same codec with another release profile.
+    pub fn with_release(mut self, release: Release) -> Self {
+        self.release = release;
+        self
+    }
+
+    /// Encode a sequence of pack calls into one buffer.
+    pub fn encode(&self, items: &[Item]) -> Result<Vec<u8>> {
+        let buf = Vec::with_capacity(encode::size_hint(items));
+        self.encode_to(items, buf).map_err(|(mut e, partial)| {
+            e.partial = partial;
+            e
+        })
+    }
+
+    /// [`Codec::encode`] into `out`, replacing its contents but keeping its memory: an
+    /// encoder that reuses one buffer for every message allocates nothing once the buffer
+    /// has grown to the largest message.
+    ///
+    /// On error `out` holds the bytes OpenPMIx leaves in the buffer (also in
+    /// [`Error::partial`]).
+    ///
+    /// ```
+    /// use pmix_codec::{BufferKind, Codec, Component, Item, Value};
+    /// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    /// let mut buf = Vec::new();
+    /// codec.encode_into(&[Item::one(Value::Uint32(42))], &mut buf).unwrap();
+    /// assert_eq!(buf, [0x02, 0x2a]);
+    /// ```
+    pub fn encode_into(&self, items: &[Item], out: &mut Vec<u8>) -> Result<()> {
+        let mut buf = std::mem::take(out);
+        buf.clear();
+        match self.encode_to(items, buf) {
+            Ok(bytes) => {
+                *out = bytes;
+                Ok(())
+            }
+            Err((mut e, partial)) => {
+                e.partial = partial.clone();
+                *out = partial;
+                Err(e)
+            }
+        }
+    }
+
+    /// Encode `items` appending to `buf`; on error also gives back what was written.
+    fn encode_to(
+        &self,
+        items: &[Item],
+        buf: Vec<u8>,
+    ) -> std::result::Result<Vec<u8>, (Error, Vec<u8>)> {
+        let mut enc = encode::Enc::new(self.component, self.kind, self.release, buf);
+        for (i, item) in items.iter().enumerate() {
+            if let Err(mut e) = enc.pack_call(item) {
+                e.item = i;
+                e.ty = Some(item.ty);
+                e.offset = enc.out.len();
+                return Err((e, enc.out));
+            }
+        }
+        Ok(enc.out)
+    }
+
+    /// Decode one unpack call per entry of `types`, each with unlimited capacity.
+    pub fn decode(&self, bytes: &[u8], types: &[DataType]) -> Result<Vec<Item>> {
+        let calls: Vec<(DataType, usize)> = types.iter().map(|t| (*t, usize::MAX)).collect();
+        self.decode_calls(bytes, &calls).map_err(|(e, _)| e)
+    }
+
+    /// Decode unpack calls given as (type, capacity), like `PMIx_Data_unpack` with
+    /// `num_vals = capacity`. On failure also returns the items decoded before it.
+    pub fn decode_calls(
+        &self,
+        bytes: &[u8],
+        calls: &[(DataType, usize)],
+    ) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
+        let mut out = Vec::with_capacity(calls.len().min(bytes.len() + 1));
+        for (i, (ty, cap)) in calls.iter().enumerate() {
+            match dec.unpack_call(*ty, *cap) {
+                Ok(item) => out.push(item),
+                Err(mut e) => {
+                    e.item = i;
+                    e.ty.get_or_insert(*ty);
+                    return Err((e, out));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Codec::decode`] into `out`, reusing the memory of the items already there: a
+    /// decoder that is called again and again with the same `out` (a server's receive loop)
+    /// allocates almost nothing once `out` has held a message of the same shape.
+    ///
+    /// `out` ends up holding exactly what [`Codec::decode`] returns. On error it holds the
+    /// items decoded before the failing call (as [`Codec::decode_calls`] reports them).
+    ///
+    /// ```
+    /// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+    /// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    /// let bytes = codec.encode(&[Item::one(Value::proc("ns", 3))]).unwrap();
+    /// let mut out = Vec::new();
+    /// for _ in 0..3 {
+    ///     codec.decode_into(&bytes, &[DataType::PROC], &mut out).unwrap();
+    ///     assert_eq!(out[0].values, [Value::proc("ns", 3)]);
+    /// }
+    /// ```
+    pub fn decode_into(&self, bytes: &[u8], types: &[DataType], out: &mut Vec<Item>) -> Result<()> {
+        let calls: Vec<(DataType, usize)> = types.iter().map(|t| (*t, usize::MAX)).collect();
+        self.decode_calls_into(bytes, &calls, out)
+    }
+
+    /// [`Codec::decode_calls`] into `out`, reusing its memory like [`Codec::decode_into`].
+    /// On error `out` holds the items decoded before the failing call.
+    pub fn decode_calls_into(
+        &self,
+        bytes: &[u8],
+        calls: &[(DataType, usize)],
+        out: &mut Vec<Item>,
+    ) -> Result<()> {
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
+        out.truncate(calls.len());
+        for (i, (ty, cap)) in calls.iter().enumerate() {
+            if i == out.len() {
+                out.push(Item::new(*ty, Vec::new()));
+            }
+            let item = &mut out[i];
+            item.ty = *ty;
+            if let Err(mut e) = dec.unpack_call_into(*ty, *cap, &mut item.values) {
+                out.truncate(i);
+                e.item = i;
+                e.ty.get_or_insert(*ty);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// An [`Unpacker`] over `bytes`: unpack calls one at a time, like successive
+    /// `PMIx_Data_unpack` calls on one buffer, with a borrowing call for byte objects.
+    pub fn unpacker<'a>(&self, bytes: &'a [u8]) -> Unpacker<'a> {
+        Unpacker {
+            dec: decode::Dec::new(bytes, self.component, self.kind, self.release, self.options),
+            calls: 0,
+        }
+    }
+
+    /// Decode a fully described buffer to its end, discovering each call's type from its tags.
+    pub fn decode_described(&self, bytes: &[u8]) -> Result<Vec<Item>> {
+        if self.kind != BufferKind::FullyDescribed {
+            return Err(Error::new(
+                Status::ERR_BAD_PARAM,
+                0,
+                "type discovery needs a fully described buffer",
+            ));
+        }
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
+        let mut out = Vec::new();
+        while dec.r.remaining() > 0 {
+            let i = out.len();
+            let ty = dec.peek_described_type().map_err(|mut e| {
+                e.item = i;
+                e
+            })?;
+            let item = dec.unpack_call(ty, usize::MAX).map_err(|mut e| {
+                e.item = i;
+                e.ty.get_or_insert(ty);
+                e
+            })?;
+            out.push(item);
+        }
+        Ok(out)
+    }
+}
+
+/// Unpack calls one at a time from one buffer (see [`Codec::unpacker`]), like successive
+/// `PMIx_Data_unpack` calls: [`Unpacker::unpack`] and [`Unpacker::unpack_into`] give what
+/// [`Codec::decode_calls`] gives for the same calls, errors included (the error's
+/// [`Error::item`] counts the calls made). After an error the position is unspecified, as
+/// in a C buffer; make no further calls.
+///
+/// [`Unpacker::unpack_byte_objects`] reads a BYTE_OBJECT call without copying: each
+/// payload is a slice of the input (with a `bytes::Bytes` input, `Bytes::slice_ref` turns
+/// them into shared handles). It fails exactly where a BYTE_OBJECT call of
+/// [`Codec::decode_calls`] fails.
+///
+/// ```
+/// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+/// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+/// let bytes = codec
+///     .encode(&[
+///         Item::one(Value::proc("ns", 3)),
+///         Item::new(
+///             DataType::BYTE_OBJECT,
+///             vec![Value::ByteObject(vec![1, 2]), Value::ByteObject(vec![3])],
+///         ),
+///     ])
+///     .unwrap();
+/// let mut unpacker = codec.unpacker(&bytes);
+/// let proc = unpacker.unpack(DataType::PROC, 1).unwrap();
+/// assert_eq!(proc.values, [Value::proc("ns", 3)]);
+/// let mut blobs = Vec::new();
+/// unpacker.unpack_byte_objects(usize::MAX, &mut blobs).unwrap();
+/// assert_eq!(blobs, [&[1u8, 2][..], &[3][..]]);
+/// assert_eq!(unpacker.remaining(), 0);
+/// ```
+pub struct Unpacker<'a> {
+    dec: decode::Dec<'a>,
+    /// Calls made so far (the next call's [`Error::item`]).
+    calls: usize,
+}
+
+impl<'a> Unpacker<'a> {
+    /// The next unpack call: `ty` with room for `capacity` values.
+    pub fn unpack(&mut self, ty: DataType, capacity: usize) -> Result<Item> {
+        let mut values = Vec::new();
+        self.unpack_into(ty, capacity, &mut values)?;
+        Ok(Item { ty, values })
+    }
+
+    /// [`Unpacker::unpack`] into `values`, reusing the memory of the values already there
+    /// like [`Codec::decode_into`]. On error `values` holds unspecified values.
+    pub fn unpack_into(
+        &mut self,
+        ty: DataType,
+        capacity: usize,
+        values: &mut Vec<Value>,
+    ) -> Result<()> {
+        let r = self.dec.unpack_call_into(ty, capacity, values);
+        self.finish(ty, r)
+    }
+
+    /// The next unpack call, of BYTE_OBJECT with room for `capacity` values, into `out`
+    /// (replacing its contents): each payload borrowed from the input, nothing copied.
+    /// On error `out` holds unspecified slices.
+    pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
+        let r = self.dec.unpack_byte_objects(capacity, out);
+        self.finish(DataType::BYTE_OBJECT, r)
+    }
+
+    fn finish(&mut self, ty: DataType, r: Result<()>) -> Result<()> {
+        let i = self.calls;
+        self.calls += 1;
+        r.map_err(|mut e| {
+            e.item = i;
+            e.ty.get_or_insert(ty);
+            e
+        })
+    }
+
+    /// The offset of the next unread byte.
+    pub fn offset(&self) -> usize {
+        self.dec.r.offset()
+    }
+
+    /// The bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.dec.r.remaining()
+    }
+}

@@ -1,0 +1,135 @@
+//! `Codec::unpacker` gives what `Codec::decode_calls` gives: call by call with
+//! `Unpacker::unpack`, and with `Unpacker::unpack_byte_objects` (payloads borrowed from
+//! the input) for the BYTE_OBJECT calls, on every golden vector's bytes and prefixes of
+//! them (the error paths), and on byte-object arrays at the SIZE prefix's width boundaries
+//! with small capacities, in every component, buffer kind and release.
+
+use pmix_codec::vectors::VectorFile;
+use pmix_codec::*;
+use std::path::{Path, PathBuf};
+
+fn vector_files() -> Vec<VectorFile> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors"),
+        &mut paths,
+    );
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| VectorFile::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+type Decoded = std::result::Result<Vec<Item>, (Error, Vec<Item>)>;
+
+/// The calls through an unpacker; `borrow`: BYTE_OBJECT calls with `unpack_byte_objects`.
+fn unpack_all(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], borrow: bool) -> Decoded {
+    let mut u = codec.unpacker(bytes);
+    let mut items = Vec::new();
+    let mut slices = vec![&[0xeeu8][..]; 3];
+    for (ty, cap) in calls {
+        let r = if borrow && *ty == DataType::BYTE_OBJECT {
+            u.unpack_byte_objects(*cap, &mut slices).map(|()| {
+                let values = slices.iter().map(|s| Value::ByteObject(s.to_vec()));
+                Item::new(*ty, values.collect())
+            })
+        } else {
+            u.unpack(*ty, *cap)
+        };
+        match r {
+            Ok(item) => items.push(item),
+            Err(e) => return Err((e, items)),
+        }
+    }
+    Ok(items)
+}
+
+fn check(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], what: &str) -> usize {
+    let want = format!("{:?}", codec.decode_calls(bytes, calls));
+    for borrow in [false, true] {
+        let got = format!("{:?}", unpack_all(codec, bytes, calls, borrow));
+        assert_eq!(got, want, "{what} (borrowing: {borrow})");
+    }
+    1
+}
+
+#[test]
+fn unpacker_agrees_with_decode_calls_on_the_vectors() {
+    let mut checked = 0;
+    let mut byte_objects = 0;
+    for f in vector_files() {
+        let codec = f.codec().unwrap();
+        for v in &f.tests {
+            let items = json::items_from_json(&v.items).unwrap();
+            let calls: Vec<(DataType, usize)> = items.iter().map(|i| (i.ty, usize::MAX)).collect();
+            let wire = unhex(&v.wire);
+            let has_bo = calls.iter().any(|c| c.0 == DataType::BYTE_OBJECT);
+            byte_objects += has_bo as usize;
+            for cut in 0..=wire.len() {
+                if cut != wire.len() && !(has_bo && (wire.len() <= 64 || cut % 13 == 0)) {
+                    continue;
+                }
+                let what = format!("{} {} vector {} cut at {cut}", f.component, f.buffer, v.id);
+                checked += check(&codec, &wire[..cut], &calls, &what);
+            }
+        }
+    }
+    println!("{checked} decodes checked, {byte_objects} vectors with BYTE_OBJECT calls");
+    assert!(
+        byte_objects > 50,
+        "only {byte_objects} vectors with BYTE_OBJECT"
+    );
+    assert!(checked > 10_000, "only {checked} decodes checked");
+}
+
+#[test]
+fn unpacker_agrees_on_byte_object_arrays() {
+    let lens = [0usize, 1, 5, 127, 128, 129, 300, 16383, 16384, 20000];
+    let objects: Vec<Value> = lens
+        .iter()
+        .map(|&n| Value::ByteObject((0..n).map(|j| (j * 3 + n) as u8).collect()))
+        .collect();
+    let items = [
+        Item::one(Value::proc("ns", 1)),
+        Item::new(DataType::BYTE_OBJECT, objects),
+        Item::one(Value::ByteObject(vec![9; 3])),
+    ];
+    for comp in Component::ALL {
+        for kind in BufferKind::ALL {
+            for rel in [Release::Master, Release::OpenPmix4_2] {
+                let codec = Codec::new(comp, kind).with_release(rel);
+                let Ok(wire) = codec.encode(&items) else {
+                    continue;
+                };
+                for cap in [usize::MAX, 1, 3, 10] {
+                    let calls = [
+                        (DataType::PROC, 1),
+                        (DataType::BYTE_OBJECT, cap),
+                        (DataType::BYTE_OBJECT, cap),
+                    ];
+                    for cut in (0..=wire.len()).filter(|c| c % 61 < 3 || *c + 3 > wire.len()) {
+                        let what = format!("{comp} {kind} {rel:?} capacity {cap} cut at {cut}");
+                        check(&codec, &wire[..cut], &calls, &what);
+                    }
+                }
+            }
+        }
+    }
+}

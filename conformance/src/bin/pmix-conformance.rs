@@ -1,0 +1,334 @@
+//! `pmix-conformance`: run conformance suites and report (console, `--json`, `--junit FILE`).
+//!
+//! * `vectors` — replay the golden wire vectors against the built-in codec or an external
+//!   testee (`TESTEE.md`);
+//! * `scenarios` — the spec scenarios against the reference model or an external server
+//!   (`SERVER.md`);
+//! * `all` — both, against the built-in implementations.
+
+use clap::{Args, Parser, Subcommand};
+use pmix_conformance::report::Report;
+use pmix_conformance::scenarios;
+use pmix_conformance::server::ServerSpec;
+use pmix_conformance::testee::{BuiltinTestee, ProcessTestee, Testee};
+use pmix_conformance::vectors::{self, VectorSet};
+use pmix_conformance::wireinfo::WireFormat;
+use pmix_conformance::xfail::ExpectedFailures;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "pmix-conformance", version, about = "PMIx conformance suites")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay golden wire vectors against an implementation (default: the built-in codec;
+    /// an external testee's command line goes after `--`).
+    Vectors(VectorArgs),
+    /// Run the node-reservation / session-targeting spec scenarios against a server.
+    Scenarios(ScenarioArgs),
+    /// Run `vectors` (built-in codec, whole corpus) and `scenarios` (reference model).
+    All(AllArgs),
+}
+
+#[derive(Args)]
+struct VectorArgs {
+    /// Vector files to replay (default: every file under --dir).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The vector corpus.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors"))]
+    dir: PathBuf,
+    /// Only cases whose id contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// The testee's expected-failure list: cases listed there with the signature they fail
+    /// with do not fail the run; a listed case that passes or fails differently does.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// Rewrite the --expected-failures file to match this run.
+    #[arg(long, requires = "expected_failures")]
+    fix: bool,
+    /// Per-case timeout for an external testee, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// List the cases (id and the sentence each checks) and exit.
+    #[arg(long)]
+    list: bool,
+    /// At most this many failing cases are listed on the console (--json and --junit have all).
+    #[arg(long, default_value_t = 50)]
+    max_failures: usize,
+    #[command(flatten)]
+    report: ReportArgs,
+    /// The testee's command line, after `--` (a program speaking TESTEE.md on stdin/stdout).
+    /// Default: the built-in pmix-codec, in process.
+    #[arg(last = true, value_name = "TESTEE")]
+    testee: Vec<String>,
+}
+
+#[derive(Args)]
+struct AllArgs {
+    /// At most this many failing vector cases are listed on the console.
+    #[arg(long, default_value_t = 50)]
+    max_failures: usize,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+/// Report options shared by every suite.
+#[derive(Args)]
+struct ReportArgs {
+    /// Print the JSON report on stdout instead of the console report.
+    #[arg(long)]
+    json: bool,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// List passing cases too.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(Args)]
+struct ScenarioArgs {
+    /// Directory of scenario TOML files.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))]
+    dir: PathBuf,
+    /// Run against an external server: the command line (after `--`) of a program speaking
+    /// the SERVER.md protocol. Default: the embedded reference model.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
+    server: Option<Vec<String>>,
+    /// Per-request timeout for an external server, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Wire component for info arrays.
+    #[arg(long, default_value = "v61")]
+    component: String,
+    /// Buffer kind for info arrays.
+    #[arg(long, default_value = "non-described")]
+    kind: String,
+    /// Only scenarios whose id contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Run against a reference-model mutant instead (by name).
+    #[arg(long, conflicts_with = "server")]
+    mutant: Option<String>,
+    /// Also check that every mutant of the reference model is killed by some scenario.
+    #[arg(long)]
+    mutants: bool,
+    /// List the scenarios and exit.
+    #[arg(long)]
+    list: bool,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), String> {
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.console_limited(args.verbose, max_failures));
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, report.junit())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
+    let format = WireFormat::parse(&a.component, &a.kind)?;
+    let mut all = scenarios::load_dir(&a.dir).map_err(|e| e.to_string())?;
+    if let Some(f) = &a.filter {
+        all.retain(|s| s.id.contains(f.as_str()));
+        if all.is_empty() {
+            return Err(format!("no scenario id contains {f:?}"));
+        }
+    }
+    if a.list {
+        for s in &all {
+            println!("{:<40} {:<45} {}", s.id, s.section(), s.clauses.join(","));
+        }
+        return Ok(true);
+    }
+    let spec = match (&a.server, &a.mutant) {
+        (Some(argv), _) => {
+            if !(a.timeout.is_finite() && a.timeout > 0.0) {
+                return Err("--timeout must be a positive number of seconds".into());
+            }
+            ServerSpec::External {
+                argv: argv.clone(),
+                timeout: Duration::from_secs_f64(a.timeout),
+            }
+        }
+        (None, Some(m)) => ServerSpec::Model(Some(m.parse()?)),
+        (None, None) => ServerSpec::Model(None),
+    };
+    let mut report = scenarios::run_all(&all, &spec, format);
+    if a.mutants {
+        let (results, mreport) = scenarios::run_mutants(&all, format);
+        if !a.report.json {
+            println!("mutants:");
+            for r in &results {
+                if r.killed_by.is_empty() {
+                    println!(
+                        "  SURVIVED {:<34} ({})",
+                        r.mutant.name(),
+                        r.mutant.description()
+                    );
+                } else {
+                    println!(
+                        "  killed   {:<34} by {}",
+                        r.mutant.name(),
+                        r.killed_by.join(", ")
+                    );
+                }
+            }
+        }
+        report.extend(mreport);
+    }
+    emit(&report, &a.report, usize::MAX)?;
+    Ok(report.ok())
+}
+
+fn load_sets(files: &[PathBuf], dir: &std::path::Path) -> Result<Vec<VectorSet>, String> {
+    if files.is_empty() {
+        vectors::load_dir(dir)
+    } else {
+        vectors::load_files(files)
+    }
+}
+
+fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
+    let sets = load_sets(&a.files, &a.dir)?;
+    let filter = a.filter.as_deref();
+    if a.list {
+        let cases = vectors::cases(&sets, filter);
+        for c in &cases {
+            println!("{}  {}", c.id, c.requirement);
+        }
+        eprintln!("{} cases", cases.len());
+        return Ok(true);
+    }
+    if vectors::cases(&sets, filter).is_empty() {
+        return Err(format!(
+            "no case id contains {:?}",
+            filter.unwrap_or_default()
+        ));
+    }
+    let xfail = a
+        .expected_failures
+        .as_deref()
+        .map(ExpectedFailures::load)
+        .transpose()?;
+    let mut testee: Box<dyn Testee> = if a.testee.is_empty() {
+        Box::new(BuiltinTestee)
+    } else {
+        if !(a.timeout.is_finite() && a.timeout > 0.0) {
+            return Err("--timeout must be a positive number of seconds".into());
+        }
+        Box::new(ProcessTestee::new(
+            a.testee.clone(),
+            Duration::from_secs_f64(a.timeout),
+        ))
+    };
+    let run = vectors::run_suite(
+        &sets,
+        filter,
+        testee.as_mut(),
+        xfail.as_ref(),
+        !a.report.json,
+    );
+    drop(testee);
+    emit(&run.report, &a.report, a.max_failures)?;
+    if !a.report.json {
+        println!(
+            "{} cases from {} vector files in {:.2} s",
+            run.runs.len(),
+            sets.len(),
+            run.elapsed.as_secs_f64()
+        );
+    }
+    if a.fix {
+        if let Some(x) = &xfail {
+            let (text, stats) = x.fixed(&run.runs, &run.complete);
+            std::fs::write(&x.path, text)
+                .map_err(|e| format!("cannot write {}: {e}", x.path.display()))?;
+            eprintln!(
+                "wrote {}: {} entries ({} added, {} removed, {} changed)",
+                x.path.display(),
+                stats.total,
+                stats.added,
+                stats.removed,
+                stats.changed
+            );
+            return Ok(true);
+        }
+    }
+    Ok(run.report.ok())
+}
+
+fn all_cmd(a: AllArgs) -> Result<bool, String> {
+    let sets = vectors::load_dir(&vectors::default_dir())?;
+    let vrun = vectors::run_suite(&sets, None, &mut BuiltinTestee, None, !a.report.json);
+    let scen =
+        scenarios::load_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+            .map_err(|e| e.to_string())?;
+    let srep = scenarios::run_all(&scen, &ServerSpec::Model(None), WireFormat::default());
+    let vrep = &vrun.report;
+    if a.report.json {
+        let j = serde_json::json!({
+            "ok": vrep.ok() && srep.ok(),
+            "vectors": vrep,
+            "scenarios": srep,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("== vectors");
+        print!("{}", vrep.console_limited(a.report.verbose, a.max_failures));
+        println!("== scenarios");
+        print!("{}", srep.console(a.report.verbose));
+        println!("== summary");
+        println!("{}", vrep.summary_line());
+        println!("{}", srep.summary_line());
+        let verdict = |ok: bool| if ok { "ok" } else { "FAILED" };
+        println!(
+            "all: vectors {}, scenarios {}",
+            verdict(vrep.ok()),
+            verdict(srep.ok())
+        );
+    }
+    if let Some(path) = &a.report.junit {
+        let mut both = Report::new("all", "built-in codec and reference model");
+        both.extend(vrep.clone());
+        both.extend(srep.clone());
+        std::fs::write(path, both.junit())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(vrep.ok() && srep.ok())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Vectors(a) => vectors_cmd(a),
+        Command::Scenarios(a) => scenarios_cmd(a),
+        Command::All(a) => all_cmd(a),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("pmix-conformance: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! `pmix-model-server`: the reference model served over the SERVER.md protocol
+//! (4-byte little-endian length + JSON, on stdin/stdout).
+//!
+//! `pmix-model-server [--mutant NAME]`
+
+use pmix_conformance::model::Mutant;
+use pmix_conformance::protocol::{Request, Response};
+use pmix_conformance::server::{read_frame, write_frame, ModelServer};
+use std::io::{BufReader, BufWriter};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut mutant = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--mutant" => match args.next().map(|m| m.parse::<Mutant>()) {
+                Some(Ok(m)) => mutant = Some(m),
+                Some(Err(e)) => {
+                    eprintln!("pmix-model-server: {e}");
+                    return ExitCode::from(2);
+                }
+                None => {
+                    eprintln!("pmix-model-server: --mutant needs a name");
+                    return ExitCode::from(2);
+                }
+            },
+            "-h" | "--help" => {
+                println!("usage: pmix-model-server [--mutant NAME]\nServes the reference model over stdin/stdout (see SERVER.md).");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("pmix-model-server: unknown argument {other:?}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut server = ModelServer::new(mutant);
+    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut output = BufWriter::new(std::io::stdout().lock());
+    loop {
+        let frame = match read_frame(&mut input) {
+            Ok(Some(f)) => f,
+            Ok(None) => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("pmix-model-server: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let (resp, stop) = match serde_json::from_slice::<Request>(&frame) {
+            Ok(req) => (server.handle(&req), matches!(req, Request::Shutdown)),
+            Err(e) => (
+                Response {
+                    status: pmix_codec::Status::ERR_BAD_PARAM.0,
+                    message: Some(format!("invalid request: {e}")),
+                    ..Default::default()
+                },
+                false,
+            ),
+        };
+        let body = match serde_json::to_vec(&resp) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("pmix-model-server: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if let Err(e) = write_frame(&mut output, &body) {
+            eprintln!("pmix-model-server: {e}");
+            return ExitCode::from(1);
+        }
+        if stop {
+            return ExitCode::SUCCESS;
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! `pmix-testee`: pmix-codec as a standalone testee speaking `TESTEE.md` on stdin/stdout,
+//! so the runner's subprocess path is tested end to end:
+//!
+//! ```sh
+//! pmix-conformance vectors -- pmix-testee
+//! ```
+//!
+//! Hidden flags make it misbehave on purpose, to prove the runner copes:
+//! `--break flip-byte` flips one byte of every encode result; `--break crash|hang|garbage|slow`
+//! aborts, hangs, writes a frame that is not JSON, or answers after `--delay-ms`, on requests
+//! (all of them, or with `--break-on TYPE` only those whose first pack/unpack call has that
+//! type).
+
+use clap::{Parser, ValueEnum};
+use pmix_codec::json;
+use pmix_conformance::process::write_frame;
+use pmix_conformance::testee::{codec_capabilities, codec_reply, serve, unhex, Reply, Request};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Break {
+    /// Flip the middle byte of every encode result.
+    FlipByte,
+    /// Abort the process.
+    Crash,
+    /// Never answer.
+    Hang,
+    /// Answer with a frame that is not JSON.
+    Garbage,
+    /// Answer correctly, after `--delay-ms`.
+    Slow,
+}
+
+#[derive(Parser)]
+#[command(
+    name = "pmix-testee",
+    version,
+    about = "pmix-codec as a testee for `pmix-conformance vectors` (protocol: TESTEE.md)"
+)]
+struct Cli {
+    /// Misbehave on purpose (for the runner's own tests).
+    #[arg(long = "break", value_enum, hide = true)]
+    breakage: Option<Break>,
+    /// Only misbehave on requests whose first call has this type (e.g. BOOL).
+    #[arg(long, hide = true, value_name = "TYPE")]
+    break_on: Option<String>,
+    /// The delay of `--break slow`, in milliseconds.
+    #[arg(long, hide = true, default_value_t = 500)]
+    delay_ms: u64,
+}
+
+fn first_type(req: &Request) -> Option<String> {
+    let t = match req {
+        Request::Encode { items, .. } => items.get(0)?.get("type")?.clone(),
+        Request::Decode { types, .. } => types.first()?.clone(),
+        Request::Capabilities { .. } => return None,
+    };
+    json::parse_type(&t).ok().map(|t| t.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let caps = codec_capabilities("pmix-testee");
+    let stdout = std::io::stdout();
+    let mut input = std::io::stdin().lock();
+    let mut output = stdout.lock();
+    let triggered = |req: &Request| match &cli.break_on {
+        None => true,
+        Some(t) => first_type(req).is_some_and(|f| f.eq_ignore_ascii_case(t)),
+    };
+    let result = serve(&mut input, &mut output, &caps, |req| {
+        let mut reply = codec_reply(req);
+        match cli.breakage {
+            None => {}
+            Some(Break::FlipByte) => {
+                if let (Request::Encode { .. }, Reply::Ok { wire: Some(w), .. }) = (req, &reply) {
+                    if let Some(mut b) = unhex(w).filter(|b| !b.is_empty()) {
+                        let mid = b.len() / 2;
+                        b[mid] ^= 0xff;
+                        reply = Reply::wire(&b);
+                    }
+                }
+            }
+            Some(b) if triggered(req) => match b {
+                Break::Crash => {
+                    eprintln!("pmix-testee: deliberate crash on {} request", req.op());
+                    std::process::abort();
+                }
+                Break::Hang => loop {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
+                },
+                Break::Slow => std::thread::sleep(std::time::Duration::from_millis(cli.delay_ms)),
+                _ => {
+                    // A well-framed answer that is not JSON; the runner kills us anyway.
+                    let mut out = std::io::stdout().lock();
+                    let _ = write_frame(&mut out, b"this is not JSON");
+                    let _ = out.flush();
+                    eprintln!("pmix-testee: wrote garbage");
+                    std::process::exit(0);
+                }
+            },
+            Some(_) => {}
+        }
+        reply
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pmix-testee: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

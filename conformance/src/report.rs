@@ -1,0 +1,439 @@
+//! Generic case results and their renderings: a one-line console summary plus failures,
+//! JSON, and JUnit XML.
+//!
+//! Nothing here knows about scenarios: any runner (spec scenarios, wire vectors) fills a
+//! [`Report`] with [`CaseResult`]s, optionally adds [`Coverage`] rows, and renders it.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// How one case ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every expectation held.
+    Pass,
+    /// An expectation did not hold.
+    Fail {
+        /// What the case expected.
+        expected: String,
+        /// What it observed.
+        actual: String,
+    },
+    /// The server (or chosen wire format) cannot run this case.
+    Unsupported {
+        /// Why.
+        reason: String,
+    },
+    /// The case could not be run (bad input, server crash, timeout, ...).
+    Error {
+        /// What went wrong.
+        message: String,
+    },
+    /// The case failed exactly as an expected-failure list says it does (not counted as a
+    /// failure).
+    ExpectedFailure {
+        /// The failure's signature (e.g. `encode-bytes@12`, `crash`).
+        signature: String,
+        /// Why it is expected (the list's comment).
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// Short label.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "PASS",
+            Outcome::Fail { .. } => "FAIL",
+            Outcome::Unsupported { .. } => "UNSUPPORTED",
+            Outcome::Error { .. } => "ERROR",
+            Outcome::ExpectedFailure { .. } => "XFAIL",
+        }
+    }
+}
+
+/// The result of one case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CaseResult {
+    /// Case id.
+    pub id: String,
+    /// The requirement the case checks, as a sentence.
+    pub requirement: String,
+    /// A grouping for reports (specification section, vector file, ...).
+    pub group: String,
+    /// How it ended.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Where it failed or other detail (e.g. `step 4 (alloc)`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Extra lines shown under a failure's expected/actual (e.g. a marker under the first
+    /// differing byte), aligned with their values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Wall time.
+    #[serde(serialize_with = "ser_secs")]
+    pub duration: Duration,
+}
+
+fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// How many clauses of one section the cases cover.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The section.
+    pub section: String,
+    /// Clauses covered by at least one case.
+    pub covered: usize,
+    /// Clauses in the section.
+    pub total: usize,
+    /// Ids of clauses no case covers.
+    pub uncovered: Vec<String>,
+}
+
+/// Totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Cases run.
+    pub total: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Unsupported.
+    pub unsupported: usize,
+    /// Errors.
+    pub errors: usize,
+    /// Failures an expected-failure list accounts for.
+    pub expected_failures: usize,
+}
+
+/// A set of case results.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// Suite name (`scenarios`, `vectors`, ...).
+    pub suite: String,
+    /// What was tested (server, component).
+    pub target: String,
+    /// Totals (kept in sync by [`Report::push`]).
+    pub totals: Totals,
+    /// Cases, in run order.
+    pub cases: Vec<CaseResult>,
+    /// Coverage per section, if the suite tracks it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub coverage: Vec<Coverage>,
+}
+
+impl Report {
+    /// An empty report.
+    pub fn new(suite: impl Into<String>, target: impl Into<String>) -> Self {
+        Report {
+            suite: suite.into(),
+            target: target.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Add a case.
+    pub fn push(&mut self, case: CaseResult) {
+        let t = &mut self.totals;
+        t.total += 1;
+        match case.outcome {
+            Outcome::Pass => t.passed += 1,
+            Outcome::Fail { .. } => t.failed += 1,
+            Outcome::Unsupported { .. } => t.unsupported += 1,
+            Outcome::Error { .. } => t.errors += 1,
+            Outcome::ExpectedFailure { .. } => t.expected_failures += 1,
+        }
+        self.cases.push(case);
+    }
+
+    /// Append every case of `other`.
+    pub fn extend(&mut self, other: Report) {
+        for c in other.cases {
+            self.push(c);
+        }
+    }
+
+    /// True when nothing failed or errored.
+    pub fn ok(&self) -> bool {
+        self.totals.failed == 0 && self.totals.errors == 0
+    }
+
+    /// The one-line summary.
+    pub fn summary_line(&self) -> String {
+        let t = self.totals;
+        let xfail = if t.expected_failures > 0 {
+            format!(", {} expected failures", t.expected_failures)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} [{}]: {} cases, {} passed, {} failed, {} unsupported, {} errors{xfail}",
+            self.suite, self.target, t.total, t.passed, t.failed, t.unsupported, t.errors
+        )
+    }
+
+    /// Console text: coverage (if any), failures and errors, then the summary line.
+    pub fn console(&self, verbose: bool) -> String {
+        self.console_limited(verbose, usize::MAX)
+    }
+
+    /// Like [`Report::console`], but list at most `max_listed` failing or erroring cases
+    /// (a line then says how many more there are). In reports of more than 200 cases,
+    /// unsupported cases are listed only when `verbose` (their count is in the summary);
+    /// expected failures only ever when `verbose`.
+    pub fn console_limited(&self, verbose: bool, max_listed: usize) -> String {
+        let mut s = String::new();
+        let mut listed = 0usize;
+        let mut unlisted = 0usize;
+        if !self.coverage.is_empty() {
+            let _ = writeln!(s, "coverage (clauses covered / clauses in section):");
+            for c in &self.coverage {
+                let _ = writeln!(s, "  {:>3}/{:<3} {}", c.covered, c.total, c.section);
+                for u in &c.uncovered {
+                    let _ = writeln!(s, "          uncovered: {u}");
+                }
+            }
+        }
+        for c in &self.cases {
+            let bad = matches!(c.outcome, Outcome::Fail { .. } | Outcome::Error { .. });
+            let show = verbose || bad || (self.cases.len() <= 200 && !c.outcome_is_quiet());
+            if !show {
+                continue;
+            }
+            if bad {
+                if listed >= max_listed {
+                    unlisted += 1;
+                    continue;
+                }
+                listed += 1;
+            }
+            let at = c
+                .detail
+                .as_deref()
+                .map(|d| format!(" at {d}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "{} {}{} — {}",
+                c.outcome.label(),
+                c.id,
+                at,
+                c.requirement
+            );
+            match &c.outcome {
+                Outcome::Fail { expected, actual } => {
+                    let _ = writeln!(s, "    expected: {expected}\n    actual:   {actual}");
+                }
+                Outcome::Unsupported { reason } => {
+                    let _ = writeln!(s, "    reason: {reason}");
+                }
+                Outcome::Error { message } => {
+                    let _ = writeln!(s, "    error: {message}");
+                }
+                Outcome::ExpectedFailure { signature, reason } => {
+                    let _ = writeln!(s, "    expected failure: {signature} ({reason})");
+                }
+                Outcome::Pass => {}
+            }
+            if let Some(d) = &c.diff {
+                if !matches!(c.outcome, Outcome::Pass) {
+                    for line in d.lines() {
+                        let _ = writeln!(s, "              {line}");
+                    }
+                }
+            }
+        }
+        if unlisted > 0 {
+            let _ = writeln!(
+                s,
+                "... and {unlisted} more failing cases (all of them are in --json and --junit)"
+            );
+        }
+        let _ = writeln!(s, "{}", self.summary_line());
+        s
+    }
+
+    /// JSON text.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// JUnit XML text: one `<testsuite>` per group.
+    pub fn junit(&self) -> String {
+        let mut groups: Vec<&str> = Vec::new();
+        for c in &self.cases {
+            if !groups.contains(&c.group.as_str()) {
+                groups.push(&c.group);
+            }
+        }
+        let t = self.totals;
+        let total: f64 = self.cases.iter().map(|c| c.duration.as_secs_f64()).sum();
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            s,
+            "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.6}\">",
+            xml(&format!("{} [{}]", self.suite, self.target)),
+            t.total,
+            t.failed,
+            t.errors,
+            t.unsupported + t.expected_failures,
+            total
+        );
+        for g in groups {
+            let cases: Vec<&CaseResult> = self.cases.iter().filter(|c| c.group == g).collect();
+            let count = |f: fn(&Outcome) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
+            let _ = writeln!(
+                s,
+                "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
+                xml(g),
+                cases.len(),
+                count(|o| matches!(o, Outcome::Fail { .. })),
+                count(|o| matches!(o, Outcome::Error { .. })),
+                count(|o| matches!(
+                    o,
+                    Outcome::Unsupported { .. } | Outcome::ExpectedFailure { .. }
+                )),
+            );
+            for c in cases {
+                let _ = write!(
+                    s,
+                    "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.6}\"",
+                    xml(&self.suite),
+                    xml(g),
+                    xml(&c.id),
+                    c.duration.as_secs_f64()
+                );
+                let at = c
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(" at {d}"))
+                    .unwrap_or_default();
+                match &c.outcome {
+                    Outcome::Pass => s.push_str("/>\n"),
+                    Outcome::Fail { expected, actual } => {
+                        let diff = c
+                            .diff
+                            .as_deref()
+                            .map(|d| format!("\n{d}"))
+                            .unwrap_or_default();
+                        let _ = writeln!(
+                            s,
+                            ">\n      <failure message=\"{}\">expected: {}\nactual:   {}{}</failure>\n    </testcase>",
+                            xml(&format!("{}{at}", c.requirement)),
+                            xml(expected),
+                            xml(actual),
+                            xml(&diff.replace('\n', "\n          "))
+                        );
+                    }
+                    Outcome::ExpectedFailure { signature, reason } => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                            xml(&format!("expected failure {signature}: {reason}"))
+                        );
+                    }
+                    Outcome::Unsupported { reason } => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                            xml(reason)
+                        );
+                    }
+                    Outcome::Error { message } => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <error message=\"{}\">{}</error>\n    </testcase>",
+                            xml(&format!("{message}{at}")),
+                            xml(message)
+                        );
+                    }
+                }
+            }
+            s.push_str("  </testsuite>\n");
+        }
+        s.push_str("</testsuites>\n");
+        s
+    }
+}
+
+impl CaseResult {
+    fn outcome_is_quiet(&self) -> bool {
+        matches!(
+            self.outcome,
+            Outcome::Pass | Outcome::ExpectedFailure { .. }
+        )
+    }
+}
+
+/// Escape text for XML attributes and content (control characters are dropped).
+pub fn xml(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            '\n' => o.push_str("&#10;"),
+            '\t' | '\r' => o.push(' '),
+            c if (c as u32) < 0x20 => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str, outcome: Outcome) -> CaseResult {
+        CaseResult {
+            id: id.into(),
+            requirement: "r <&>".into(),
+            group: "g".into(),
+            outcome,
+            detail: None,
+            diff: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn totals_and_renderings() {
+        let mut r = Report::new("scenarios", "model");
+        r.push(case("a", Outcome::Pass));
+        r.push(case(
+            "b",
+            Outcome::Fail {
+                expected: "1".into(),
+                actual: "2".into(),
+            },
+        ));
+        r.push(case(
+            "c",
+            Outcome::Unsupported {
+                reason: "no".into(),
+            },
+        ));
+        assert!(!r.ok());
+        assert_eq!(r.totals.failed, 1);
+        assert!(r
+            .summary_line()
+            .contains("3 cases, 1 passed, 1 failed, 1 unsupported, 0 errors"));
+        let x = r.junit();
+        assert!(
+            x.contains("failures=\"1\"") && x.contains("<skipped") && x.contains("r &lt;&amp;&gt;")
+        );
+        let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(j["cases"][1]["outcome"], "fail");
+        assert!(!r.console(false).contains("PASS a"));
+    }
+}

@@ -1,0 +1,257 @@
+//! The scenario suite against the reference model (in process and over the protocol),
+//! the mutants, and the loader's error messages.
+
+use pmix_conformance::model::Mutant;
+use pmix_conformance::report::Outcome;
+use pmix_conformance::scenarios::{self, load_dir, parse_file, run_all, run_mutants};
+use pmix_conformance::server::{ExternalServer, Server, ServerSpec};
+use pmix_conformance::wireinfo::WireFormat;
+use std::path::Path;
+use std::time::Duration;
+
+fn all() -> Vec<scenarios::Scenario> {
+    load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")).expect("scenarios load")
+}
+
+fn failures(r: &pmix_conformance::report::Report) -> String {
+    r.cases
+        .iter()
+        .filter(|c| c.outcome != Outcome::Pass)
+        .map(|c| format!("{} {:?} {:?}", c.id, c.detail, c.outcome))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn all_scenarios_pass_against_the_model() {
+    let s = all();
+    assert!(s.len() >= 60, "only {} scenarios", s.len());
+    let r = run_all(&s, &ServerSpec::Model(None), WireFormat::default());
+    assert_eq!(r.totals.passed, s.len(), "failures:\n{}", failures(&r));
+    for c in &r.coverage {
+        assert!(
+            c.uncovered.is_empty(),
+            "section {} has uncovered clauses {:?}",
+            c.section,
+            c.uncovered
+        );
+    }
+}
+
+#[test]
+fn all_scenarios_pass_through_the_external_protocol() {
+    let s = all();
+    let spec = ServerSpec::External {
+        argv: vec![env!("CARGO_BIN_EXE_pmix-model-server").to_string()],
+        timeout: Duration::from_secs(20),
+    };
+    let r = run_all(&s, &spec, WireFormat::default());
+    assert_eq!(r.totals.passed, s.len(), "failures:\n{}", failures(&r));
+}
+
+#[test]
+fn a_mutant_served_externally_fails() {
+    let s = all();
+    let spec = ServerSpec::External {
+        argv: vec![
+            env!("CARGO_BIN_EXE_pmix-model-server").to_string(),
+            "--mutant".into(),
+            "spawn-narrowed".into(),
+        ],
+        timeout: Duration::from_secs(20),
+    };
+    let r = run_all(&s, &spec, WireFormat::default());
+    let failed: Vec<&str> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Fail { .. }))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(failed.contains(&"own-all-or-nothing"), "{failed:?}");
+}
+
+#[test]
+fn every_mutant_is_killed_by_a_named_scenario() {
+    let s = all();
+    let (results, report) = run_mutants(&s, WireFormat::default());
+    assert_eq!(results.len(), Mutant::ALL.len());
+    assert!(report.ok(), "{}", report.console(false));
+    let expect = [
+        (Mutant::DefaultNone, "disp-default-when-absent"),
+        (Mutant::TransitiveOwnership, "own-not-transitive"),
+        (Mutant::SpawnNarrowed, "own-all-or-nothing"),
+        (
+            Mutant::ChildDrainByOwners,
+            "disp-child-descendant-elsewhere",
+        ),
+        (Mutant::ChildNotDeferred, "disp-child-waits-for-descendants"),
+        (Mutant::AppTargetHonored, "alloc-row6-app-target-rejected"),
+        (Mutant::ReservedVisible, "spawn-isolation-owner-too"),
+        (Mutant::PartialExtend, "extend-by-non-owner-rejected"),
+        (Mutant::WarningBroadcast, "warn-directed-to-requester"),
+        (Mutant::NoReqIdEcho, "report-no-req-id-no-echo"),
+        (
+            Mutant::UnsupportedInheritanceIgnored,
+            "err-row7-unsupported-inheritance",
+        ),
+        (Mutant::UnreserveKills, "disp-default-explicit"),
+    ];
+    for (m, id) in expect {
+        let r = results.iter().find(|r| r.mutant == m).unwrap();
+        assert!(
+            r.killed_by.iter().any(|k| k == id),
+            "{m} should be killed by {id}, killed by {:?}",
+            r.killed_by
+        );
+    }
+}
+
+#[test]
+fn old_component_reports_unsupported_not_pass() {
+    // v41 cannot carry ALLOC_INHERIT: such scenarios are unsupported, the rest still pass.
+    let s = all();
+    let fmt = WireFormat::parse("v41", "non-described").unwrap();
+    let r = run_all(&s, &ServerSpec::Model(None), fmt);
+    let un = r
+        .cases
+        .iter()
+        .find(|c| c.id == "disp-child-waits-for-descendants")
+        .unwrap();
+    assert!(
+        matches!(un.outcome, Outcome::Unsupported { .. }),
+        "{:?}",
+        un.outcome
+    );
+    let ok = r
+        .cases
+        .iter()
+        .find(|c| c.id == "spawn-several-ids-union")
+        .unwrap();
+    assert_eq!(ok.outcome, Outcome::Pass);
+    assert_eq!(r.totals.failed + r.totals.errors, 0, "{}", failures(&r));
+}
+
+fn load_err(text: &str) -> String {
+    parse_file(Path::new("bad.toml"), text)
+        .expect_err("must fail")
+        .to_string()
+}
+
+const HEAD: &str = "[[scenario]]\nid = \"x\"\nclauses = [\"spawn.absent\"]\nrequirement = \"r\"\n";
+
+#[test]
+fn bad_scenario_files_give_clear_errors() {
+    let e = load_err("[[scenario]]\nid = \"x\"\nclauses = [\"spawn.absent\"]\nrequirement = \"r\"\nsteps = [ { op = \"dvm_start\", nodez = [] } ]\n");
+    assert!(e.contains("bad.toml") && e.contains("nodez"), "{e}");
+    let e = load_err(&format!("{HEAD}steps = [ {{ op = \"fly\" }} ]\n"));
+    assert!(e.contains("fly"), "{e}");
+    let e = load_err(&format!("{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [] }}, {{ op = \"reclaim\", alloc = \"$A\" }} ]\n"));
+    assert!(e.contains("step 2 (reclaim)") && e.contains("$A"), "{e}");
+    let e = load_err("[[scenario]]\nid = \"x\"\nclauses = [\"nope\"]\nrequirement = \"r\"\nsteps = [ { op = \"dvm_start\", nodes = [] } ]\n");
+    assert!(e.contains("unknown clause id \"nope\""), "{e}");
+    let e = load_err(&format!(
+        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [] }}, {{ op = \"alloc\", by = \"tool:t\", directive = \"NEW\", info = [ {{ key = \"PMIX_ALLOC_SHARE\", value = 3 }} ] }} ]\n"
+    ));
+    assert!(e.contains("BOOL"), "{e}");
+    let e = load_err(&format!("{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [] }}, {{ op = \"alloc\", by = \"robot\", directive = \"NEW\" }} ]\n"));
+    assert!(e.contains("bad requester"), "{e}");
+    let e = load_err(&format!("{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [], expect = {{ status = \"ERR_WHATEVER\" }} }} ]\n"));
+    assert!(e.contains("unknown status"), "{e}");
+    let e = load_err("not toml at all = = =");
+    assert!(e.starts_with("bad.toml:"), "{e}");
+}
+
+#[test]
+fn wrong_expectation_fails_with_expected_and_actual() {
+    let text = format!(
+        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [\"n1\"] }}, {{ op = \"tool_connect\", tool = \"t\" }}, {{ op = \"spawn\", by = \"tool:t\", nspace = \"j\", expect = {{ candidates = [\"n2\"] }} }} ]\n"
+    );
+    let s = parse_file(Path::new("t.toml"), &text).unwrap();
+    let r = run_all(&s, &ServerSpec::Model(None), WireFormat::default());
+    match &r.cases[0].outcome {
+        Outcome::Fail { expected, actual } => {
+            assert!(
+                expected.contains("n2") && actual.contains("n1"),
+                "{expected} / {actual}"
+            );
+        }
+        o => panic!("expected a failure, got {o:?}"),
+    }
+    assert_eq!(r.cases[0].detail.as_deref(), Some("step 3 (spawn)"));
+}
+
+#[test]
+fn crashing_and_hanging_servers_are_errors() {
+    let s = all();
+    let one = vec![s[0].clone()];
+    // A "server" that exits at once.
+    let r = run_all(
+        &one,
+        &ServerSpec::External {
+            argv: vec!["false".into()],
+            timeout: Duration::from_secs(5),
+        },
+        WireFormat::default(),
+    );
+    assert!(
+        matches!(&r.cases[0].outcome, Outcome::Error { message } if message.contains("ended")),
+        "{:?}",
+        r.cases[0].outcome
+    );
+    // A "server" that never answers.
+    let started = std::time::Instant::now();
+    let r = run_all(
+        &one,
+        &ServerSpec::External {
+            argv: vec!["sleep".into(), "30".into()],
+            timeout: Duration::from_millis(300),
+        },
+        WireFormat::default(),
+    );
+    assert!(
+        matches!(&r.cases[0].outcome, Outcome::Error { message } if message.contains("did not answer")),
+        "{:?}",
+        r.cases[0].outcome
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // A missing program.
+    assert!(
+        ExternalServer::spawn(&["/nonexistent/server".into()], Duration::from_secs(1)).is_err()
+    );
+}
+
+#[test]
+fn model_server_rejects_garbage_info_without_panicking() {
+    use pmix_conformance::protocol::{Request, Requester, RequesterKind};
+    use pmix_conformance::wireinfo::WireInfo;
+    let mut m = pmix_conformance::server::ModelServer::new(None);
+    let r = m
+        .call(&Request::Start {
+            nodes: vec!["n1".into()],
+            unavailable: vec![],
+            scheduler_honors_warn_timeout: true,
+            component: "v61".into(),
+        })
+        .unwrap();
+    assert_eq!(r.status, 0);
+    m.call(&Request::ToolConnect { tool: "t".into() }).unwrap();
+    let bad = WireInfo {
+        component: "v61".into(),
+        kind: "non-described".into(),
+        hex: "05".into(),
+    };
+    let r = m
+        .call(&Request::Alloc {
+            requester: Requester {
+                kind: RequesterKind::Tool,
+                nspace: "t".into(),
+                rank: 0,
+            },
+            directive: 1,
+            info: bad,
+            grant: vec!["n5".into()],
+        })
+        .unwrap();
+    assert_ne!(r.status, 0);
+    assert!(r.message.is_some());
+}

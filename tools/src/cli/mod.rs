@@ -1,0 +1,619 @@
+//! The `pmix-wire` command line: decode, inspect, encode, types, diff, inherit, completions.
+//!
+//! [`run`] is the whole program behind `src/bin/pmix-wire.rs`, with its streams passed in.
+//! Exit codes: [`EXIT_OK`] 0, [`EXIT_PMIX`] 1 (a PMIx encode/decode failure: one line with the
+//! status, offset and reason on stderr), [`EXIT_USAGE`] 2 (bad arguments, hex or JSON),
+//! [`EXIT_IO`] 3 (a file or stream could not be read or written).
+
+pub mod input;
+pub mod inspect;
+pub mod tables;
+pub mod tree;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use input::InputFormat;
+use pmix_codec::json::items_to_json;
+use pmix_codec::{BufferKind, Codec, Component, DataType, DecodeOptions, Error, Release};
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// Success.
+pub const EXIT_OK: i32 = 0;
+/// The codec refused the input (decode or encode failure); the PMIx status is on stderr.
+pub const EXIT_PMIX: i32 = 1;
+/// Bad command line, hex or JSON.
+pub const EXIT_USAGE: i32 = 2;
+/// A file or stream could not be read or written.
+pub const EXIT_IO: i32 = 3;
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// A PMIx error from the codec.
+    Pmix(Error),
+    /// A PMIx status without a byte offset (a failed lookup).
+    Status(pmix_codec::Status, String),
+    /// Bad arguments or input text.
+    Usage(String),
+    /// I/O.
+    Io(String),
+}
+
+impl Failure {
+    fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Pmix(_) | Failure::Status(..) => EXIT_PMIX,
+            Failure::Usage(_) => EXIT_USAGE,
+            Failure::Io(_) => EXIT_IO,
+        }
+    }
+    fn line(&self) -> String {
+        match self {
+            Failure::Pmix(e) => error_line(e),
+            Failure::Status(s, why) => format!("{s}: {why}"),
+            Failure::Usage(s) | Failure::Io(s) => s.clone(),
+        }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Io(format!("cannot write output: {e}"))
+    }
+}
+
+/// The one-line form of a codec error:
+/// `PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER (-50) at byte 7 (item 1, STRING): need 5 bytes, 3 left`.
+pub fn error_line(e: &Error) -> String {
+    e.to_string()
+}
+
+const ABOUT: &str = "Decode, inspect and encode OpenPMIx bfrops wire bytes (all eight components, both buffer kinds)";
+
+const TOP_HELP: &str = "\
+Examples:
+  pmix-wire decode -c v41 --types UINT32,STRING 02 2a 02 0c 68 65 6c 6c 6f 00
+  pmix-wire inspect -c v61 -b fully-described 09 02 4b 03
+  pmix-wire encode -c v3 '[{\"type\":\"UINT32\",\"values\":[42]}]'
+  pmix-wire types
+  pmix-wire diff v41 v3 '[{\"type\":\"PID\",\"values\":[4242]}]'
+  pmix-wire inherit pmix.alloc.inhrt
+  pmix-wire completions bash > /etc/bash_completion.d/pmix-wire
+
+Input bytes: hex arguments (spaces, 0x and : , _ separators allowed), or --file PATH
+(`-` = stdin; hex or raw, detected unless --input says), or stdin when neither is given.
+
+Exit codes:
+  0  success
+  1  the codec refused the input: one line on stderr with the PMIx status, the byte
+     offset, the item and the reason
+  2  usage error: bad arguments, bad hex or bad JSON
+  3  I/O error: a file or stream could not be read or written";
+
+const DECODE_HELP: &str = "\
+Examples:
+  # non-described: the buffer does not say its types, so name them
+  pmix-wire decode -c v41 --types UINT32,STRING 02 2a 02 0c 68 65 6c 6c 6f 00
+  # fully described: the types are discovered from the tags
+  pmix-wire decode -c v61 -b fully-described 09 02 4b 03
+  # a readable tree instead of JSON, bytes from a file
+  pmix-wire decode -c v3 -t INFO --output tree --file msg.hex
+  # 4.2.x behaviour for the same component name
+  pmix-wire decode -c v41 -r 4.2 -t UINT16 02 ff ff   # 32767; master: error -50";
+
+const INSPECT_HELP: &str = "\
+Every field on its own line: offset, bytes, meaning (counts, type tags, lengths,
+flexible-integer values, NULs). On malformed input the walk stops at the exact byte
+where decoding fails, with the PMIx status and the reason (exit code 1).
+
+Examples:
+  pmix-wire inspect -c v41 -t INFO 02 24 70 6d 69 78 2e 61 6c 6c 6f 63 2e 6e 6e 6f 64 65 73 00 00 0f 10
+  pmix-wire inspect -c v20 -b fully-described 0009 00000001 000e 0000002a
+  pmix-wire inspect -c v41 -t UINT32,STRING 02 2a 02 0a 61 62";
+
+const ENCODE_HELP: &str = "\
+Items are the vectors' JSON value format: an array of {\"type\": T, \"values\": [...]}
+(one object alone is accepted too). See vectors/README.md for every type's form.
+
+Examples:
+  pmix-wire encode -c v41 '[{\"type\":\"UINT32\",\"values\":[42]},{\"type\":\"STRING\",\"values\":[\"hello\"]}]'
+  pmix-wire encode -c v61 -b fully-described '{\"type\":\"ALLOC_INHERIT\",\"values\":[3]}'
+  echo '{\"type\":\"PROC\",\"values\":[{\"nspace\":\"ns\",\"rank\":4294967294}]}' | pmix-wire encode -c v3 -o raw > proc.bin";
+
+const TYPES_HELP: &str = "\
+Examples:
+  pmix-wire types              # the matrix across all eight components (master)
+  pmix-wire types -r 4.2       # as OpenPMIx 4.2.x registers them (v41 has the STATS types)
+  pmix-wire types -c v12       # one component's list";
+
+const DIFF_HELP: &str = "\
+A side is COMPONENT[@RELEASE], e.g. v41, v41@4.2, v61@master.
+
+Examples:
+  pmix-wire diff v41 v3 '[{\"type\":\"PID\",\"values\":[4242]}]'
+  pmix-wire diff --fields v21@4.2 v21@master '{\"type\":\"DATA_ARRAY\",\"values\":[{\"type\":\"UNDEF\",\"values\":[]}]}'
+  pmix-wire diff -b fully-described v20 v21 '{\"type\":\"INFO\",\"values\":[{\"key\":\"k\",\"flags\":0,\"value\":{\"type\":\"UINT64\",\"value\":16}}]}'";
+
+const INHERIT_HELP: &str = "\
+Examples:
+  pmix-wire inherit                     # both tables
+  pmix-wire inherit 4                   # PMIx_Alloc_inheritance_string(4)
+  pmix-wire inherit CHILD               # the value of a disposition
+  pmix-wire inherit PMIX_SPAWN_TARGET   # an attribute by macro name or key string";
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  pmix-wire completions bash > ~/.local/share/bash-completion/completions/pmix-wire
+  pmix-wire completions zsh > \"${fpath[1]}/_pmix-wire\"
+  pmix-wire completions fish > ~/.config/fish/completions/pmix-wire.fish";
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(name = "pmix-wire", version, about = ABOUT, after_help = TOP_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Decode bytes to values (JSON in the vectors' format, or a tree)
+    #[command(after_help = DECODE_HELP)]
+    Decode(DecodeArgs),
+    /// Annotated hexdump: every field with its offset, bytes and meaning
+    #[command(after_help = INSPECT_HELP)]
+    Inspect(InspectArgs),
+    /// Encode JSON items to bytes (hex or raw)
+    #[command(after_help = ENCODE_HELP)]
+    Encode(EncodeArgs),
+    /// The data types each component registers
+    #[command(after_help = TYPES_HELP)]
+    Types(TypesArgs),
+    /// Encode the same items two ways and show where the bytes differ
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
+    /// PMIx_Alloc_inheritance_string and the allocation/spawn attribute dictionary
+    #[command(after_help = INHERIT_HELP)]
+    Inherit(InheritArgs),
+    /// Print a shell completion script
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// A bfrops component, as named in the handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ComponentArg {
+    /// PMIx 1.2 (legacy, be32 tags in 1.x numbering)
+    V12,
+    /// PMIx 2.0 (legacy, be16 tags)
+    V20,
+    /// PMIx 2.1 (converged: fixed-width big-endian)
+    V21,
+    /// PMIx 3.x (converged)
+    V3,
+    /// PMIx 4.0 (modern: flexible integers)
+    V4,
+    /// PMIx 4.1 (modern; native in 4.2.x and 5.0.x)
+    V41,
+    /// PMIx 5.1/6.0 (modern)
+    V51,
+    /// PMIx 6.1 / master (modern)
+    V61,
+}
+
+impl From<ComponentArg> for Component {
+    fn from(c: ComponentArg) -> Self {
+        Component::ALL[c as usize]
+    }
+}
+
+/// The buffer kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// PMIX_BFROP_BUFFER_NON_DESC: counts and values only
+    #[value(alias = "nd")]
+    NonDescribed,
+    /// PMIX_BFROP_BUFFER_FULLY_DESC: type tags too
+    #[value(alias = "fd", alias = "described")]
+    FullyDescribed,
+}
+
+impl From<KindArg> for BufferKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::NonDescribed => BufferKind::NonDescribed,
+            KindArg::FullyDescribed => BufferKind::FullyDescribed,
+        }
+    }
+}
+
+/// The release profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReleaseArg {
+    /// OpenPMIx master (7.0.0a1)
+    Master,
+    /// OpenPMIx 4.2.x (Debian's libpmix 4.2.2)
+    #[value(name = "4.2")]
+    R42,
+}
+
+impl From<ReleaseArg> for Release {
+    fn from(r: ReleaseArg) -> Self {
+        match r {
+            ReleaseArg::Master => Release::Master,
+            ReleaseArg::R42 => Release::OpenPmix4_2,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct CodecArgs {
+    /// bfrops component
+    #[arg(short, long, value_enum, default_value = "v61")]
+    component: ComponentArg,
+    /// Buffer kind (not carried in messages: it is negotiated in the handshake)
+    #[arg(short, long, value_enum, default_value = "non-described")]
+    buffer: KindArg,
+    /// Release whose behaviour to reproduce for the component name
+    #[arg(short, long, value_enum, default_value = "master")]
+    release: ReleaseArg,
+    /// Read modern DATA_TYPE values as written (plain varint) instead of as OpenPMIx reads them (quirk D1)
+    #[arg(long)]
+    datatype_as_written: bool,
+    /// Decode what OpenPMIx's packer wrote where its own unpacker reads something else
+    /// (quirks D1, L2, U8, U10-U13) instead of what a C receiver sees
+    #[arg(long)]
+    as_written: bool,
+}
+
+impl CodecArgs {
+    fn codec(&self) -> Codec {
+        let mut c =
+            Codec::new(self.component.into(), self.buffer.into()).with_release(self.release.into());
+        c.options = DecodeOptions {
+            datatype_as_written: self.datatype_as_written,
+            as_written: self.as_written,
+        };
+        c
+    }
+}
+
+#[derive(Args, Debug)]
+struct InputArgs {
+    /// Bytes as hex (several arguments are joined)
+    #[arg(value_name = "HEX")]
+    hex: Vec<String>,
+    /// Read the bytes from a file (`-` = stdin)
+    #[arg(short, long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// How to read --file or stdin
+    #[arg(long = "input", value_enum, default_value = "auto")]
+    format: InputFormat,
+}
+
+fn parse_type(s: &str) -> Result<DataType, String> {
+    let up = s.trim().to_ascii_uppercase();
+    DataType::parse(&up).ok_or_else(|| {
+        format!("unknown data type {s:?} (a name like UINT32 or PMIX_UINT32, or a number)")
+    })
+}
+
+/// How decoded values are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DecodeOutput {
+    /// The vectors' JSON value format
+    Json,
+    /// An indented tree
+    Tree,
+}
+
+#[derive(Args, Debug)]
+struct DecodeArgs {
+    #[command(flatten)]
+    codec: CodecArgs,
+    /// The type of each unpack call, comma-separated (required for non-described buffers)
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_type, value_name = "TYPE,...")]
+    types: Vec<DataType>,
+    /// Output form
+    #[arg(short, long, value_enum, default_value = "json")]
+    output: DecodeOutput,
+    /// One-line JSON
+    #[arg(long)]
+    compact: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+#[derive(Args, Debug)]
+struct InspectArgs {
+    #[command(flatten)]
+    codec: CodecArgs,
+    /// The type of each unpack call, comma-separated (required for non-described buffers)
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_type, value_name = "TYPE,...")]
+    types: Vec<DataType>,
+    /// Show every byte of long fields
+    #[arg(long)]
+    full: bool,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+/// How encoded bytes are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EncodeOutput {
+    /// Lowercase hex on one line
+    Hex,
+    /// Hex with a space between bytes
+    Spaced,
+    /// The raw bytes
+    Raw,
+}
+
+#[derive(Args, Debug)]
+struct EncodeArgs {
+    #[command(flatten)]
+    codec: CodecArgs,
+    /// Output form
+    #[arg(short, long, value_enum, default_value = "hex")]
+    output: EncodeOutput,
+    /// Read the JSON from a file (`-` = stdin)
+    #[arg(short, long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// The items as JSON (else --file or stdin)
+    #[arg(value_name = "JSON")]
+    json: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct TypesArgs {
+    /// List one component's types instead of the matrix
+    #[arg(short, long, value_enum)]
+    component: Option<ComponentArg>,
+    /// Release profile
+    #[arg(short, long, value_enum, default_value = "master")]
+    release: ReleaseArg,
+}
+
+/// One side of a diff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Side {
+    /// The component.
+    pub component: Component,
+    /// The release profile.
+    pub release: Release,
+}
+
+fn parse_side(s: &str) -> Result<Side, String> {
+    let (c, r) = match s.split_once('@') {
+        Some((c, r)) => (c, Some(r)),
+        None => (s, None),
+    };
+    Ok(Side {
+        component: c.parse()?,
+        release: r.map(str::parse).transpose()?.unwrap_or_default(),
+    })
+}
+
+#[derive(Args, Debug)]
+struct DiffArgs {
+    /// Buffer kind for both sides
+    #[arg(short, long, value_enum, default_value = "non-described")]
+    buffer: KindArg,
+    /// Also show the fields of each differing item, side by side
+    #[arg(long)]
+    fields: bool,
+    /// Read the JSON from a file (`-` = stdin)
+    #[arg(short, long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// Side A: COMPONENT[@RELEASE]
+    #[arg(value_parser = parse_side, value_name = "A")]
+    a: Side,
+    /// Side B: COMPONENT[@RELEASE]
+    #[arg(value_parser = parse_side, value_name = "B")]
+    b: Side,
+    /// The items as JSON (else --file or stdin)
+    #[arg(value_name = "JSON")]
+    json: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct InheritArgs {
+    /// A value (0-255), a disposition name (CHILD), or an attribute's macro name or key string
+    query: Option<String>,
+}
+
+/// Run the program with `args` (including the program name); returns the exit code.
+pub fn run<I, T>(
+    args: I,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                stderr.write_all(text.as_bytes())
+            } else {
+                stdout.write_all(text.as_bytes())
+            };
+            return code;
+        }
+    };
+    match dispatch(cli, stdin, stdout, stderr) {
+        Ok(code) => code,
+        Err(Failure::Io(ref s)) if s.contains("Broken pipe") => EXIT_OK,
+        Err(f) => {
+            let _ = writeln!(stderr, "error: {}", f.line());
+            f.exit_code()
+        }
+    }
+}
+
+fn dispatch(
+    cli: Cli,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
+    match cli.cmd {
+        Cmd::Decode(a) => decode(a, stdin, out, err),
+        Cmd::Inspect(a) => inspect(a, stdin, out),
+        Cmd::Encode(a) => encode(a, stdin, out),
+        Cmd::Types(a) => {
+            let text = match a.component {
+                Some(c) => tables::types_list(c.into(), a.release.into()),
+                None => tables::types_matrix(a.release.into()),
+            };
+            out.write_all(text.as_bytes())?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Diff(a) => {
+            let items = input::items(&input::json_text(a.json.as_ref(), a.file.as_ref(), stdin)?)?;
+            let (text, ok) = tables::diff(a.a, a.b, a.buffer.into(), &items, a.fields);
+            out.write_all(text.as_bytes())?;
+            Ok(if ok { EXIT_OK } else { EXIT_PMIX })
+        }
+        Cmd::Inherit(a) => {
+            let text = match a.query {
+                None => tables::inherit_tables(),
+                Some(q) => {
+                    tables::inherit_lookup(&q).map_err(|(s, why)| Failure::Status(s, why))?
+                }
+            };
+            out.write_all(text.as_bytes())?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Completions { shell } => {
+            let mut cmd = Cli::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "pmix-wire", &mut buf);
+            out.write_all(&buf)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn need_types(codec: &Codec, types: &[DataType]) -> Result<(), Failure> {
+    if types.is_empty() && codec.kind == BufferKind::NonDescribed {
+        return Err(Failure::Usage(
+            "a non-described buffer does not say its types: pass --types (e.g. --types UINT32,STRING), or -b fully-described if it is one".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn decode(
+    a: DecodeArgs,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
+    let codec = a.codec.codec();
+    need_types(&codec, &a.types)?;
+    let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
+    // The walk tells where the last call ends (for the trailing-bytes warning). Its
+    // nesting limit is a safety net the codec's own caps keep it from reaching.
+    let types = (!a.types.is_empty()).then_some(a.types.as_slice());
+    let walk = inspect::dissect(&codec, &bytes, types);
+    if let Some(e) = &walk.error {
+        if e.reason.starts_with(inspect::NESTING_REASON) {
+            return Err(Failure::Pmix(e.clone()));
+        }
+    }
+    let items = if a.types.is_empty() {
+        codec.decode_described(&bytes)
+    } else {
+        codec.decode(&bytes, &a.types)
+    }
+    .map_err(Failure::Pmix)?;
+    match a.output {
+        DecodeOutput::Json => {
+            let j = items_to_json(&items);
+            let s = if a.compact {
+                serde_json::to_string(&j)
+            } else {
+                serde_json::to_string_pretty(&j)
+            }
+            .unwrap_or_default();
+            writeln!(out, "{s}")?;
+        }
+        DecodeOutput::Tree => out.write_all(tree::render(&items).as_bytes())?,
+    }
+    // The codec ignores what follows the last call; say so.
+    if walk.error.is_none() && walk.consumed < bytes.len() {
+        let n = bytes.len() - walk.consumed;
+        let _ = writeln!(
+            err,
+            "warning: {n} trailing byte(s) from byte {} were not decoded",
+            walk.consumed
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+fn inspect(a: InspectArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32, Failure> {
+    let codec = a.codec.codec();
+    need_types(&codec, &a.types)?;
+    let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
+    let types = (!a.types.is_empty()).then_some(a.types.as_slice());
+    let d = inspect::dissect_checked(&codec, &bytes, types);
+    let what = match types {
+        Some(t) => t
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        None => "discovered from tags".into(),
+    };
+    let mode = if codec.options.as_written {
+        ", read as written"
+    } else if codec.options.datatype_as_written {
+        ", DATA_TYPE read as written"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "# {} {} ({}{mode}), {} bytes, types: {what}",
+        codec.component,
+        codec.kind,
+        codec.release,
+        bytes.len()
+    )?;
+    out.write_all(inspect::render(&d, &bytes, a.full).as_bytes())?;
+    match d.error {
+        Some(e) => Err(Failure::Pmix(e)),
+        None => Ok(EXIT_OK),
+    }
+}
+
+fn encode(a: EncodeArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32, Failure> {
+    let codec = a.codec.codec();
+    let items = input::items(&input::json_text(a.json.as_ref(), a.file.as_ref(), stdin)?)?;
+    let bytes = codec.encode(&items).map_err(Failure::Pmix)?;
+    match a.output {
+        EncodeOutput::Hex => writeln!(out, "{}", crate::hex::encode(&bytes))?,
+        EncodeOutput::Spaced => writeln!(out, "{}", spaced(&bytes))?,
+        EncodeOutput::Raw => out.write_all(&bytes)?,
+    }
+    Ok(EXIT_OK)
+}
+
+/// Hex with a space between bytes.
+pub fn spaced(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

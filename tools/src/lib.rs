@@ -1,0 +1,10 @@
+//! pmix-wire tools: a client for our C oracle (`tools/oracle`, linked against the real
+//! libpmix) and its token format.
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod corpus;
+pub mod hex;
+pub mod oracle;
+pub mod tokens;
+pub mod vectorgen;

@@ -1,0 +1,206 @@
+//! The differential suite: our codec against the real OpenPMIx (Debian's libpmix 4.2.2,
+//! through our C oracle), release profile 4.2, components v12 ... v41, both buffer kinds.
+//!
+//! For every corpus case: (1) our bytes equal the library's pack output (or both fail with
+//! the same status); (2) our decoder and the library's unpacker read the library's bytes
+//! to the same values. The oracle is required: if it cannot be built the test fails.
+
+use pmix_codec::*;
+use pmix_wire::corpus::{self, Case};
+use pmix_wire::oracle::{Oracle, Reply};
+use pmix_wire::tokens::write_item;
+
+fn tokens(items: &[Item]) -> String {
+    let mut t = Vec::new();
+    for i in items {
+        write_item(&mut t, i);
+    }
+    t.join(" ")
+}
+
+#[derive(Default)]
+struct Tally {
+    matched: usize,
+    /// Cases where the library is known to crash or emit stray memory (quirk id per case).
+    upstream_bugs: Vec<String>,
+    failures: Vec<String>,
+}
+
+/// Cases where libpmix 4.2.2 cannot be the judge: it crashes, or packs memory it does not
+/// own. Each names its quirk (codec/src/quirks.rs), whose chosen behaviour has its own test
+/// (codec/tests/quirks.rs). A case listed here that stops crashing fails the suite.
+fn has_topo(case: &Case) -> bool {
+    case.items.iter().flat_map(|i| &i.values).any(|v| match v {
+        Value::Topo(_) => true,
+        Value::DataArray(d) => d.ty == DataType::TOPO && !d.values.is_empty(),
+        _ => false,
+    })
+}
+
+fn known_upstream_bug(codec: &Codec, case: &Case) -> Option<&'static str> {
+    let darray_of = |elem: DataType| {
+        case.items.iter().any(|i| {
+            i.values
+                .iter()
+                .any(|v| matches!(v, Value::DataArray(d) if d.ty == elem))
+        })
+    };
+    let value_of = |inner: DataType| {
+        case.items.iter().any(|i| {
+            i.values
+                .iter()
+                .any(|v| matches!(v, Value::Value(x) if x.data_type() == inner))
+        })
+    };
+    match codec.component {
+        Component::V12
+            if case
+                .items
+                .iter()
+                .any(|i| i.ty == DataType::DATA_TYPE && i.values.len() > 1) =>
+        {
+            Some("D3-v12-datatype-as-int32")
+        }
+        Component::V20 if darray_of(DataType::COMMAND) => Some("D4-v20-darray-command-overread"),
+        // (A PERSIST value fails earlier, quirk U12, so the crash is not reached.)
+        Component::V20 if value_of(DataType::QUERY) && !value_of(DataType::PERSIST) => {
+            Some("C2-v20-value-query-crash")
+        }
+        Component::V4 | Component::V41 if has_topo(case) => Some("C1-topo-null-crash"),
+        _ => None,
+    }
+}
+
+fn check_case(oracle: &mut Oracle, codec: Codec, case: &Case, tally: &mut Tally) {
+    let id = format!("{}.{}.{}", codec.component, codec.kind, case.name);
+    if let Some(quirk) = known_upstream_bug(&codec, case) {
+        // The library must still misbehave here, or the exception is stale.
+        let ours = codec.encode(&case.items);
+        let theirs = oracle
+            .pack(codec.component, codec.kind, &case.items)
+            .expect("oracle alive");
+        let still_bad = match (&ours, &theirs) {
+            (_, Reply::Crashed(_)) => true,
+            (Ok(a), Reply::Ok(b)) if a != b => true,
+            (Ok(a), Reply::Ok(b)) => {
+                let calls: Vec<(DataType, usize)> = case
+                    .items
+                    .iter()
+                    .map(|i| (i.ty, i.values.len().max(1)))
+                    .collect();
+                a == b
+                    && matches!(
+                        oracle.unpack(codec.component, codec.kind, b, &calls),
+                        Ok(Reply::Crashed(_))
+                    )
+            }
+            _ => false,
+        };
+        if still_bad {
+            tally.upstream_bugs.push(format!("{id} ({quirk})"));
+        } else {
+            tally.failures.push(format!(
+                "{id}: listed as upstream bug {quirk} but libpmix now behaves: update the list"
+            ));
+        }
+        return;
+    }
+    let ours = codec.encode(&case.items);
+    let theirs = oracle
+        .pack(codec.component, codec.kind, &case.items)
+        .expect("oracle alive");
+    let bytes = match (&ours, &theirs) {
+        (Ok(a), Reply::Ok(b)) if a == b => b.clone(),
+        (Err(e), Reply::Err { status, .. }) if e.status.0 == *status => {
+            tally.matched += 1;
+            return;
+        }
+        (a, b) => {
+            tally.failures.push(format!(
+                "{id}: pack differs\n   items: {}\n   ours:   {}\n   libpmix: {b:?}",
+                tokens(&case.items),
+                match a {
+                    Ok(b) => pmix_wire::hex::encode(b),
+                    Err(e) => format!("{e}"),
+                }
+            ));
+            return;
+        }
+    };
+    let calls: Vec<(DataType, usize)> = case
+        .items
+        .iter()
+        .map(|i| (i.ty, i.values.len().max(1)))
+        .collect();
+    let our_read = codec.decode_calls(&bytes, &calls);
+    let their_read = oracle
+        .unpack(codec.component, codec.kind, &bytes, &calls)
+        .expect("oracle alive");
+    match (&our_read, &their_read) {
+        (Ok(a), Reply::Ok(b)) if tokens(a) == tokens(b) => tally.matched += 1,
+        (Err((e, _)), Reply::Err { status, index, .. })
+            if e.status.0 == *status && e.item == *index =>
+        {
+            tally.matched += 1
+        }
+        (a, b) => tally.failures.push(format!(
+            "{id}: unpack differs\n   bytes:   {}\n   ours:    {}\n   libpmix: {}",
+            pmix_wire::hex::encode(&bytes),
+            match a {
+                Ok(items) => format!("ok {}", tokens(items)),
+                Err((e, _)) => format!("err {e}"),
+            },
+            match b {
+                Reply::Ok(items) => format!("ok {}", tokens(items)),
+                other => format!("{other:?}"),
+            }
+        )),
+    }
+}
+
+#[test]
+fn codec_matches_libpmix_4_2_byte_for_byte() {
+    let mut oracle = Oracle::start()
+        .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
+    println!("oracle: OpenPMIx {}", oracle.version);
+    let rel = Release::OpenPmix4_2;
+    let mut total_failures = Vec::new();
+    let mut total = 0;
+    for comp in rel.components() {
+        for kind in BufferKind::ALL {
+            let codec = Codec::new(*comp, kind).with_release(rel);
+            let mut tally = Tally::default();
+            let cases = corpus::cases(*comp, rel);
+            for case in &cases {
+                check_case(&mut oracle, codec, case, &mut tally);
+            }
+            println!(
+                "{comp:>4} {kind:<16} {:>4}/{:<4} cases match libpmix {}; {} upstream-bug cases (quirk table), {} differ",
+                tally.matched,
+                cases.len(),
+                oracle.version,
+                tally.upstream_bugs.len(),
+                tally.failures.len(),
+            );
+            for b in &tally.upstream_bugs {
+                println!("     upstream bug, not compared: {b}");
+            }
+            assert_eq!(
+                tally.matched + tally.upstream_bugs.len() + tally.failures.len(),
+                cases.len(),
+                "every case is counted once"
+            );
+            total += cases.len();
+            total_failures.extend(tally.failures);
+        }
+    }
+    for f in total_failures.iter().take(1000) {
+        println!("{f}");
+    }
+    assert!(total > 1000, "corpus too small: {total}");
+    assert!(
+        total_failures.is_empty(),
+        "{} of {total} cases differ from libpmix",
+        total_failures.len()
+    );
+}
