@@ -146,8 +146,8 @@ pub const QUIRKS: &[Quirk] = &[
         id: "L1-v12-type-numbers",
         kind: QuirkKind::Legacy,
         components: "v12",
-        openpmix: "Tags are be32 in PMIx 1.x numbering (STATUS and PROC_RANK -> INT, DATA_ARRAY/INFO_ARRAY -> 22, 23..30 -> +1); the map is lossy: a described PROC reads back as INFO_ARRAY.",
-        chosen: "Reproduced both ways.",
+        openpmix: "Tags are be32 in PMIx 1.x numbering (STATUS and PROC_RANK -> INT, DATA_ARRAY/INFO_ARRAY -> 22, 23..30 -> +1); the map is lossy: a described PROC reads back as INFO_ARRAY. A VALUE of DATA_ARRAY-of-INFO goes out as 22; the unpacker turns 22 (and 44, passed through) into a value of type INFO_ARRAY with the info array written over a data array's `array` member.",
+        chosen: "Reproduced both ways; a VALUE of type 22 or 44 decodes to the DATA_ARRAY of INFO a v2+ packer meant (the differential fuzz target compares it as INFO_ARRAY, what a C reader sees).",
     },
     Quirk {
         id: "D4-v20-darray-command-overread",

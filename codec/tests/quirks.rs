@@ -351,6 +351,23 @@ fn l1_v12_type_numbers() {
         Err((-22, 0)),
         "and read back as INFO_ARRAY"
     );
+    // A VALUE holding a DATA_ARRAY of INFO goes out as a 1.x INFO_ARRAY (22); libpmix
+    // unpacks type 22 (and 44, which its 1.x map passes through) into a value of type
+    // INFO_ARRAY. We give back the DATA_ARRAY of INFO that was packed, for either number.
+    // Bytes: count 1, value type (INT32-tagged) 22, info array size (SIZE-tagged) 0.
+    let nd = codec(Component::V12, ND, R42);
+    let empty = Value::Value(Box::new(Value::array(DataType::INFO, vec![])));
+    let wire = h("00000001 00000009 00000016 0000000f 0000000000000000");
+    assert_eq!(enc(nd, &[Item::one(empty.clone())]), wire);
+    for ty in ["00000016", "0000002c"] {
+        // The size may carry any integer tag (here INT32, as the fuzzer sent it).
+        let bytes = h(&format!("00000001 00000009 {ty} 00000009 00000000"));
+        assert_eq!(
+            dec(nd, &bytes, &[(DataType::VALUE, 1)]),
+            Ok(vec![Item::one(empty.clone())]),
+            "VALUE of type {ty}"
+        );
+    }
 }
 
 #[test]

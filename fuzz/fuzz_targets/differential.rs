@@ -180,7 +180,7 @@ fuzz_target!(|data: &[u8]| {
             st.n.unexpressible += 1;
             return;
         }
-        (Ok(a), Reply::Ok(b)) if toks(&c_view_items(a)) == toks(b) => {
+        (Ok(a), Reply::Ok(b)) if toks(&c_view_items(codec.component, a)) == toks(b) => {
             st.n.agree += 1;
             return;
         }
@@ -191,7 +191,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
         (Ok(a), Reply::Ok(b)) => {
-            let a = &c_view_items(a);
+            let a = &c_view_items(codec.component, a);
             let one = |x: &Item| toks(std::slice::from_ref(x));
             let i = a
                 .iter()

@@ -668,55 +668,97 @@ pub fn value_types(ctx: Ctx) -> Vec<DataType> {
 pub mod diff {
     use pmix_codec::*;
 
-    /// What a C reader of the decoded `pmix_*_t` sees: the `char **` lists (APP argv/env,
-    /// QUERY keys, REGATTR description) are NULL-terminated argv arrays, so a NULL element
-    /// ends the list (class `argv-null`, FINDINGS.md). Applied to our side before comparing.
-    pub fn c_view(v: &Value) -> Value {
+    /// What a C reader of `comp`'s decoded `pmix_*_t` sees. Applied to our side before
+    /// comparing:
+    ///
+    /// - the `char **` lists (APP argv/env, QUERY keys, REGATTR description) are
+    ///   NULL-terminated argv arrays, so a NULL element ends the list (class `argv-null`,
+    ///   FINDINGS.md);
+    /// - v12 sends a `pmix_value_t` holding a DATA_ARRAY of INFO as a v1 INFO_ARRAY (type
+    ///   22) and unpacks that into a value whose type is INFO_ARRAY (44). We decode it back
+    ///   to the DATA_ARRAY of INFO that was packed (the round trip a v2+ peer expects); a C
+    ///   reader of libpmix's value sees `INFO_ARRAY` (class `v12-value-info-array`).
+    pub fn c_view(comp: Component, v: &Value) -> Value {
+        View {
+            legacy12: comp.family() == Family::Legacy12,
+        }
+        .any(v)
+    }
+
+    struct View {
+        legacy12: bool,
+    }
+
+    impl View {
         fn argv(a: &[NullableText]) -> Vec<NullableText> {
             a.iter().take_while(|s| s.is_some()).cloned().collect()
         }
-        fn info(i: &Info) -> Info {
+
+        /// The payload of a `pmix_value_t` (a VALUE, an INFO's, PDATA's or KVAL's value).
+        fn slot(&self, v: &Value) -> Value {
+            match v {
+                Value::DataArray(d) if self.legacy12 && d.ty == DataType::INFO => {
+                    Value::InfoArray(
+                        d.values
+                            .iter()
+                            .filter_map(|x| match self.any(x) {
+                                Value::Info(i) => Some(*i),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                }
+                _ => self.any(v),
+            }
+        }
+
+        fn info(&self, i: &Info) -> Info {
             Info {
-                value: c_view(&i.value),
+                value: self.slot(&i.value),
                 ..i.clone()
             }
         }
-        match v {
-            Value::App(a) => Value::App(Box::new(App {
-                argv: argv(&a.argv),
-                env: argv(&a.env),
-                info: a.info.iter().map(info).collect(),
-                ..(**a).clone()
-            })),
-            Value::Query(q) => Value::Query(Box::new(Query {
-                keys: argv(&q.keys),
-                qualifiers: q.qualifiers.iter().map(info).collect(),
-            })),
-            Value::Regattr(r) => Value::Regattr(Box::new(Regattr {
-                description: argv(&r.description),
-                ..(**r).clone()
-            })),
-            Value::Value(x) => Value::Value(Box::new(c_view(x))),
-            Value::Info(i) => Value::Info(Box::new(info(i))),
-            Value::InfoArray(is) => Value::InfoArray(is.iter().map(info).collect()),
-            Value::Pdata(p) => Value::Pdata(Box::new(Pdata {
-                value: c_view(&p.value),
-                ..(**p).clone()
-            })),
-            Value::Kval(k) => Value::Kval(Box::new(Kval {
-                value: c_view(&k.value),
-                ..(**k).clone()
-            })),
-            Value::DataArray(d) => Value::array(d.ty, d.values.iter().map(c_view).collect()),
-            other => other.clone(),
+
+        fn any(&self, v: &Value) -> Value {
+            match v {
+                Value::App(a) => Value::App(Box::new(App {
+                    argv: Self::argv(&a.argv),
+                    env: Self::argv(&a.env),
+                    info: a.info.iter().map(|i| self.info(i)).collect(),
+                    ..(**a).clone()
+                })),
+                Value::Query(q) => Value::Query(Box::new(Query {
+                    keys: Self::argv(&q.keys),
+                    qualifiers: q.qualifiers.iter().map(|i| self.info(i)).collect(),
+                })),
+                Value::Regattr(r) => Value::Regattr(Box::new(Regattr {
+                    description: Self::argv(&r.description),
+                    ..(**r).clone()
+                })),
+                Value::Value(x) => Value::Value(Box::new(self.slot(x))),
+                Value::Info(i) => Value::Info(Box::new(self.info(i))),
+                Value::InfoArray(is) => Value::InfoArray(is.iter().map(|i| self.info(i)).collect()),
+                Value::Pdata(p) => Value::Pdata(Box::new(Pdata {
+                    value: self.slot(&p.value),
+                    ..(**p).clone()
+                })),
+                Value::Kval(k) => Value::Kval(Box::new(Kval {
+                    value: self.slot(&k.value),
+                    ..(**k).clone()
+                })),
+                Value::DataArray(d) => {
+                    Value::array(d.ty, d.values.iter().map(|x| self.any(x)).collect())
+                }
+                other => other.clone(),
+            }
         }
     }
 
     /// [`c_view`] of whole items.
-    pub fn c_view_items(items: &[Item]) -> Vec<Item> {
+    pub fn c_view_items(comp: Component, items: &[Item]) -> Vec<Item> {
         items
             .iter()
-            .map(|i| Item::new(i.ty, i.values.iter().map(c_view).collect()))
+            .map(|i| Item::new(i.ty, i.values.iter().map(|v| c_view(comp, v)).collect()))
             .collect()
     }
 
