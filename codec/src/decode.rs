@@ -524,6 +524,10 @@ impl<'a> Dec<'a> {
         let count = self.i32()?;
         if count < 0 && quirks::negative_count_past_end(self.fam, ty) {
             self.check_buffer_tag(ty)?;
+            if quirks::self_tagged_int(self.fam, ty).is_some() {
+                // The native-size unpackers read their integer tag before the size check.
+                self.int_tag(ty)?;
+            }
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
@@ -1667,8 +1671,9 @@ fn modern_int_array(ty: DataType) -> bool {
         )
 }
 
-/// Types whose modern unpacker is the flex-integer routine itself, which checks for an
-/// empty buffer before looking at the count (quirk U6).
+/// Types whose modern unpacker is the flex-integer routine, directly or through a
+/// wrapper that hands it the whole call (STATUS -> INT32, PROC_RANK -> UINT32, ...); that
+/// routine checks for an empty buffer before looking at the count (quirk U6).
 pub(crate) fn quirks_modern_int_entry(ty: DataType) -> bool {
     matches!(
         ty,
@@ -1681,6 +1686,17 @@ pub(crate) fn quirks_modern_int_entry(ty: DataType) -> bool {
             | DataType::INT
             | DataType::UINT
             | DataType::SIZE
+            | DataType::STATUS
+            | DataType::PROC_RANK
+            | DataType::DATA_TYPE
+            | DataType::INFO_DIRECTIVES
+            | DataType::IOF_CHANNEL
+            | DataType::DEVTYPE
+            | DataType::LOCTYPE
+            | DataType::STOR_MEDIUM
+            | DataType::STOR_ACCESS
+            | DataType::STOR_PERSIST
+            | DataType::STOR_ACCESS_TYPE
     )
 }
 

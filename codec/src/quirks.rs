@@ -132,7 +132,7 @@ pub const QUIRKS: &[Quirk] = &[
         id: "U6-empty-int-record-at-end",
         kind: QuirkKind::SelfInconsistent,
         components: "v4 ... v61",
-        openpmix: "A record of count 0 of an integer type at the very end of the buffer fails with -50 (the integer unpacker checks for an empty buffer before looking at the count).",
+        openpmix: "A record of count 0 (or negative) of an integer type at the very end of the buffer fails with -50: the flex-integer unpacker checks for an empty buffer before looking at the count, and so do the types whose unpacker hands it the call (STATUS, PROC_RANK, DATA_TYPE, INFO_DIRECTIVES, IOF_CHANNEL, DEVTYPE, LOCTYPE, STOR_*).",
         chosen: "Reproduced on decode.",
     },
     Quirk {
@@ -202,7 +202,7 @@ pub const QUIRKS: &[Quirk] = &[
         id: "U5-negative-count",
         kind: QuirkKind::Legacy,
         components: "all",
-        openpmix: "unpack passes a negative top-level count straight to the type's unpacker: the fixed-size unpackers check `count * size` bytes (a huge unsigned number) and return -50; the others loop zero times and succeed with no values.",
+        openpmix: "unpack passes a negative top-level count straight to the type's unpacker: the fixed-size unpackers check `count * size` bytes (a huge unsigned number) and return -50; the others loop zero times and succeed with no values. The native-size ones (SIZE, PID, INT, UINT and v12's enums) read their integer tag first: a non-integer tag is -46.",
         chosen: "Reproduced per family (see `negative_count_past_end`): -50 for those types, an empty call for the rest.",
     },
     Quirk {
@@ -298,6 +298,7 @@ pub fn negative_count_past_end(fam: Family, ty: DataType) -> bool {
             | T::ALLOC_DIRECTIVE
             | T::JOB_STATE
             | T::LINK_STATE
+            | T::PROC_STATE
     );
     let fixed = byte_sized
         || matches!(
@@ -320,9 +321,15 @@ pub fn negative_count_past_end(fam: Family, ty: DataType) -> bool {
     match fam {
         // Flex integers loop zero times; only the byte-sized unpackers check the size.
         Family::Modern => byte_sized,
-        Family::Converged => fixed,
-        Family::Legacy20 => fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL),
-        Family::Legacy12 => fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL | T::TIME),
+        Family::Converged => fixed || ty == T::INFO_DIRECTIVES,
+        Family::Legacy20 => {
+            fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL | T::INFO_DIRECTIVES)
+        }
+        // v12 has no PROC_STATE unpacker: its own refusal (-47) comes first.
+        Family::Legacy12 => {
+            (fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL | T::TIME))
+                && ty != T::PROC_STATE
+        }
     }
 }
 

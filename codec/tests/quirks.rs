@@ -310,6 +310,34 @@ fn u6_empty_int_record_at_end() {
     .unwrap();
     assert_eq!(got[0].values, vec![]);
     assert_eq!(got[1].values, vec![Value::Uint8(7)]);
+    // Measured with libpmix 4.2.2 (v4, v41): the wrappers that hand the whole call to the
+    // integer unpacker fail the same way, with a zero or a negative (zigzag 01) count;
+    // PROC_STATE (byte unpacker) and STRING do not.
+    for comp in [Component::V4, Component::V41] {
+        for r in [R42, MASTER] {
+            let c = codec(comp, ND, r);
+            for ty in [
+                DataType::STATUS,
+                DataType::PROC_RANK,
+                DataType::DATA_TYPE,
+                DataType::INFO_DIRECTIVES,
+                DataType::IOF_CHANNEL,
+                DataType::DEVTYPE,
+                DataType::LOCTYPE,
+            ] {
+                for count in ["00", "01"] {
+                    assert_eq!(
+                        dec(c, &h(count), &[(ty, 1)]),
+                        Err((-50, 0)),
+                        "{comp} {ty} count {count}"
+                    );
+                }
+            }
+            for ty in [DataType::PROC_STATE, DataType::STRING] {
+                assert_eq!(dec(c, &h("00"), &[(ty, 1)]).unwrap()[0].values, vec![]);
+            }
+        }
+    }
 }
 
 #[test]
@@ -541,6 +569,42 @@ fn u5_negative_count() {
         dec(v41, &h("01 01"), &[(DataType::UINT32, 1)]).unwrap()[0].values,
         vec![]
     );
+    // Measured with libpmix 4.2.2: PROC_STATE goes through the byte unpacker in every
+    // family, INFO_DIRECTIVES through the fixed UINT32 one in v20 ... v3.
+    assert_eq!(
+        dec(v41, &h("01 01"), &[(DataType::PROC_STATE, 1)]),
+        Err((-50, 0))
+    );
+    for comp in [Component::V20, Component::V21, Component::V3] {
+        let c = codec(comp, ND, R42);
+        for ty in [DataType::PROC_STATE, DataType::INFO_DIRECTIVES] {
+            assert_eq!(dec(c, &neg, &[(ty, 1)]), Err((-50, 0)), "{comp} {ty}");
+        }
+    }
+    // The native-size unpackers read their integer tag first: UINT64 (0x000f) gets to the
+    // size check (-50), a non-integer tag (UNDEF, INT) is -46.
+    for comp in [Component::V20, Component::V21, Component::V3] {
+        let c = codec(comp, ND, R42);
+        for (tag, want) in [("000f", -50), ("0000", -46), ("0006", -46)] {
+            let bytes = h(&format!("ffffffff {tag} 0000000000000000"));
+            assert_eq!(
+                dec(c, &bytes, &[(DataType::SIZE, 1)]),
+                Err((want, 0)),
+                "{comp} tag {tag}"
+            );
+        }
+    }
+    let v12 = codec(Component::V12, ND, R42);
+    for (tag, want) in [("0000000f", -50), ("00000000", -46), ("00000006", -46)] {
+        let bytes = h(&format!("ffffffff {tag} 0000000000000000"));
+        for ty in [DataType::SIZE, DataType::STATUS, DataType::PROC_RANK] {
+            assert_eq!(
+                dec(v12, &bytes, &[(ty, 1)]),
+                Err((want, 0)),
+                "v12 {ty} {tag}"
+            );
+        }
+    }
 }
 
 fn proc_stats() -> Value {

@@ -697,17 +697,15 @@ pub mod diff {
         /// The payload of a `pmix_value_t` (a VALUE, an INFO's, PDATA's or KVAL's value).
         fn slot(&self, v: &Value) -> Value {
             match v {
-                Value::DataArray(d) if self.legacy12 && d.ty == DataType::INFO => {
-                    Value::InfoArray(
-                        d.values
-                            .iter()
-                            .filter_map(|x| match self.any(x) {
-                                Value::Info(i) => Some(*i),
-                                _ => None,
-                            })
-                            .collect(),
-                    )
-                }
+                Value::DataArray(d) if self.legacy12 && d.ty == DataType::INFO => Value::InfoArray(
+                    d.values
+                        .iter()
+                        .filter_map(|x| match self.any(x) {
+                            Value::Info(i) => Some(*i),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
                 _ => self.any(v),
             }
         }

@@ -204,3 +204,73 @@ fn codec_matches_libpmix_4_2_byte_for_byte() {
         total_failures.len()
     );
 }
+
+/// Top-level calls whose count is zero or negative, with nothing, zeros, or an integer tag
+/// after it: every type each component registers (non-described; 4.2 profile). These are
+/// the corners where the unpackers' own checks decide (quirks U5, U6): found by the
+/// differential fuzz target as status disagreements.
+#[test]
+fn zero_and_negative_counts_match_libpmix_4_2() {
+    let mut oracle = Oracle::start()
+        .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
+    let rel = Release::OpenPmix4_2;
+    let kind = BufferKind::NonDescribed;
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for comp in rel.components() {
+        let (zero, negative, uint64_tag): (&[u8], &[u8], &[u8]) = match comp.family() {
+            Family::Modern => (&[0x00], &[0x01], &[0x0f]),
+            Family::Legacy12 => (&[0; 4], &[0xff; 4], &[0, 0, 0, 0x0f]),
+            _ => (&[0; 4], &[0xff; 4], &[0, 0x0f]),
+        };
+        for ty in comp.registered_types(rel) {
+            for count in [zero, negative] {
+                for tail in [&[][..], &[0u8; 64][..], uint64_tag] {
+                    let mut bytes = count.to_vec();
+                    bytes.extend_from_slice(tail);
+                    if tail == uint64_tag {
+                        bytes.extend_from_slice(&[0; 16]);
+                    }
+                    let calls = [(ty, 4)];
+                    let ours = Codec::new(*comp, kind)
+                        .with_release(rel)
+                        .decode_calls(&bytes, &calls);
+                    let theirs = oracle
+                        .unpack(*comp, kind, &bytes, &calls)
+                        .expect("oracle answers");
+                    compared += 1;
+                    let agree = match (&ours, &theirs) {
+                        (Ok(a), Reply::Ok(b)) => tokens(a) == tokens(b),
+                        // The library succeeded and handed the negative count back as the
+                        // number of values; we report an empty call.
+                        (Ok(a), Reply::Bad(why)) if why.contains(&format!("ok {ty} -")) => {
+                            a.len() == 1 && a[0].values.is_empty()
+                        }
+                        (Err((e, _)), Reply::Err { status, index, .. }) => {
+                            e.status.0 == *status && e.item == *index
+                        }
+                        _ => false,
+                    };
+                    if !agree {
+                        failures.push(format!(
+                            "{comp} {ty} {}: ours {} / libpmix {theirs:?}",
+                            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                            match &ours {
+                                Ok(items) => format!("ok {}", tokens(items)),
+                                Err((e, _)) => format!("err {e}"),
+                            }
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("{compared} zero/negative-count calls compared with libpmix");
+    assert!(compared > 1000, "too few cases: {compared}");
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

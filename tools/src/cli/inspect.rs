@@ -710,7 +710,11 @@ impl<'a> Walker<'a> {
         };
         self.fields[h].text = format!("item {index}: {} x{n}", type_name(ty));
         if count < 0 && quirks::negative_count_past_end(self.fam, ty) {
-            // The fixed-size unpackers check `count * size` bytes (quirk U5).
+            // The fixed-size unpackers check `count * size` bytes (quirk U5); the
+            // native-size ones read their integer tag first.
+            if quirks::self_tagged_int(self.fam, ty).is_some() {
+                self.int_tag(ty, &format!("{ty} int tag"), None)?;
+            }
             return Err(fail(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
