@@ -522,12 +522,7 @@ impl<'a> Dec<'a> {
         }
         let count_at = self.at();
         let count = self.i32()?;
-        if count < 0 && quirks::negative_count_past_end(self.fam, ty) {
-            self.check_buffer_tag(ty)?;
-            if quirks::self_tagged_int(self.fam, ty).is_some() {
-                // The native-size unpackers read their integer tag before the size check.
-                self.int_tag(ty)?;
-            }
+        if count < 0 && self.negative_count_fails(ty)? {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
@@ -537,6 +532,27 @@ impl<'a> Dec<'a> {
             ));
         }
         Ok((if count < 0 { 0 } else { count as usize }, count_at))
+    }
+
+    /// Whether a top-level call of `ty` with a negative count fails with -50 (quirk U5).
+    /// The native-size unpackers (SIZE, PID, INT, UINT; v12's enums) first read their
+    /// integer tag and hand the call to the tagged type's unpacker, so the tag decides; it
+    /// is read here on a copy of the cursor (the values path reads it again, quirk D2).
+    fn negative_count_fails(&self, ty: DataType) -> Result<bool> {
+        let mut probe = Dec {
+            r: self.r.clone(),
+            ..*self
+        };
+        if quirks::self_tagged_int(self.fam, ty).is_some() {
+            probe.check_buffer_tag(ty)?;
+            let remote = probe.int_tag(ty)?;
+            return Ok(quirks::negative_count_past_end(self.fam, remote));
+        }
+        if quirks::negative_count_past_end(self.fam, ty) {
+            probe.check_buffer_tag(ty)?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// After a call's values: more values sent than there was room for fail the call.

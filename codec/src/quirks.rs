@@ -272,8 +272,8 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "C4-v20-size-as-int32",
         kind: QuirkKind::UpstreamBug,
-        components: "v20",
-        openpmix: "v20's BYTE_OBJECT and BUFFER unpackers read a 64-bit size, malloc it, then pass it to the byte unpacker as an int32 count: a size of 2^32 + k reads only k bytes (after a 4 GiB malloc), and one whose low 32 bits are negative reads none. Both succeed.",
+        components: "v20 (BYTE_OBJECT, BUFFER); v21 ... v61 (the base BUFFER and BYTE_OBJECT unpackers, 4.2.2 and master)",
+        openpmix: "The BYTE_OBJECT and BUFFER unpackers read a 64-bit size, malloc it, then pass it to the byte unpacker as an int32 count: a size of 2^32 + k reads only k bytes (after a multi-GiB malloc), and one whose low 32 bits are negative reads none. Both succeed when the malloc does (the differential fuzz target saw it for v20 and for v3's BUFFER).",
         chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) whenever the size exceeds the bytes that remain.",
     },
 ];

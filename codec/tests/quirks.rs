@@ -806,4 +806,9 @@ fn c4_v20_size_as_int32() {
     lie[at..at + 8].copy_from_slice(&((1u64 << 32) + 1).to_be_bytes());
     assert_eq!(dec(c, &lie, &[(DataType::BYTE_OBJECT, 1)]), Err((-50, 0)));
     assert!(dec(c, &bytes, &[(DataType::BYTE_OBJECT, 1)]).is_ok());
+    // The input the differential fuzz target found: v3, two BUFFERs, the first claiming
+    // 2^34 + 4 bytes; libpmix 4.2.2 reads 4 of them and succeeds.
+    let v3 = codec(Component::V3, ND, R42);
+    let found = h("00000002 01 000f 0000000400000004 00000001 02 000f 0000000000000000");
+    assert_eq!(dec(v3, &found, &[(DataType::BUFFER, 2)]), Err((-50, 0)));
 }

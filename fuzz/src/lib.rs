@@ -808,7 +808,7 @@ pub mod diff {
             "we-refuse v20 fully-described",
             "when expecting",
         ),
-        k("C4-v20-size-as-int32", "we-refuse v20", "bytes claimed"),
+        k("C4-v20-size-as-int32", "we-refuse", "bytes claimed"),
     ];
 
     /// Whether the words of `class` start with `pattern`'s (`*` matches any word).

@@ -205,7 +205,7 @@ fn codec_matches_libpmix_4_2_byte_for_byte() {
     );
 }
 
-/// Top-level calls whose count is zero or negative, with nothing, zeros, or an integer tag
+/// Top-level calls whose count is zero or negative, with nothing, zeros, or a type tag
 /// after it: every type each component registers (non-described; 4.2 profile). These are
 /// the corners where the unpackers' own checks decide (quirks U5, U6): found by the
 /// differential fuzz target as status disagreements.
@@ -218,19 +218,27 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for comp in rel.components() {
-        let (zero, negative, uint64_tag): (&[u8], &[u8], &[u8]) = match comp.family() {
-            Family::Modern => (&[0x00], &[0x01], &[0x0f]),
-            Family::Legacy12 => (&[0; 4], &[0xff; 4], &[0, 0, 0, 0x0f]),
-            _ => (&[0; 4], &[0xff; 4], &[0, 0x0f]),
+        let (zero, negative): (&[u8], &[u8]) = match comp.family() {
+            Family::Modern => (&[0x00], &[0x01]),
+            _ => (&[0; 4], &[0xff; 4]),
         };
+        // After the count: nothing, zeros, or a type tag (SIZE, INT, INT8 ... UINT64: what
+        // the native-size unpackers read first) and zeros.
+        let mut tails: Vec<Vec<u8>> = vec![vec![], vec![0; 64]];
+        for tag in [4u16, 6, 7, 8, 9, 10, 12, 13, 14, 15] {
+            let mut t = match comp.family() {
+                Family::Modern => vec![tag as u8],
+                Family::Legacy12 => (tag as u32).to_be_bytes().to_vec(),
+                _ => tag.to_be_bytes().to_vec(),
+            };
+            t.extend_from_slice(&[0; 16]);
+            tails.push(t);
+        }
         for ty in comp.registered_types(rel) {
             for count in [zero, negative] {
-                for tail in [&[][..], &[0u8; 64][..], uint64_tag] {
+                for tail in &tails {
                     let mut bytes = count.to_vec();
                     bytes.extend_from_slice(tail);
-                    if tail == uint64_tag {
-                        bytes.extend_from_slice(&[0; 16]);
-                    }
                     let calls = [(ty, 4)];
                     let ours = Codec::new(*comp, kind)
                         .with_release(rel)
@@ -266,7 +274,7 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
         }
     }
     println!("{compared} zero/negative-count calls compared with libpmix");
-    assert!(compared > 1000, "too few cases: {compared}");
+    assert!(compared > 5000, "too few cases: {compared}");
     assert!(
         failures.is_empty(),
         "{} of {compared} differ:\n{}",

@@ -709,12 +709,20 @@ impl<'a> Walker<'a> {
             }
         };
         self.fields[h].text = format!("item {index}: {} x{n}", type_name(ty));
-        if count < 0 && quirks::negative_count_past_end(self.fam, ty) {
-            // The fixed-size unpackers check `count * size` bytes (quirk U5); the
-            // native-size ones read their integer tag first.
-            if quirks::self_tagged_int(self.fam, ty).is_some() {
-                self.int_tag(ty, &format!("{ty} int tag"), None)?;
+        // The fixed-size unpackers check `count * size` bytes (quirk U5); the native-size
+        // ones read their integer tag and hand the call to that type's unpacker.
+        let mut past_end = count < 0 && quirks::negative_count_past_end(self.fam, ty);
+        if count < 0 && quirks::self_tagged_int(self.fam, ty).is_some() {
+            let (r, fields) = (self.r.clone(), self.fields.len());
+            let remote = self.int_tag(ty, &format!("{ty} int tag"), None)?;
+            past_end = quirks::negative_count_past_end(self.fam, remote);
+            if !past_end {
+                // read again with the (empty) values, quirk D2
+                self.r = r;
+                self.fields.truncate(fields);
             }
+        }
+        if past_end {
             return Err(fail(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
