@@ -455,6 +455,25 @@ impl<'a> Dec<'a> {
         Ok(v)
     }
 
+    /// An APP's argv or env: `n` strings, none of which may be NULL for the unpacker
+    /// (quirk U17); as written, a NULL is kept.
+    fn app_texts(&mut self, n: usize, what: &str) -> Result<Vec<NullableText>> {
+        let mut v = Vec::with_capacity(n.min(self.r.remaining()));
+        for i in 0..n {
+            let at = self.at();
+            let s = self.string()?;
+            if s.is_none() && self.as_read() {
+                return Err(err(
+                    Status::ERROR,
+                    at,
+                    format!("NULL APP {what}[{i}]: the unpacker refuses it (quirk U17)"),
+                ));
+            }
+            v.push(s);
+        }
+        Ok(v)
+    }
+
     // ---- unpack calls -----------------------------------------------------------------
 
     /// One top-level unpack call of `ty` with room for `capacity` values.
@@ -1387,7 +1406,7 @@ impl<'a> Dec<'a> {
         } else {
             0
         };
-        let argv = self.texts(argc)?;
+        let argv = self.app_texts(argc, "argv")?;
         let at = self.at();
         let envc = self.i32()?;
         let envc = if envc > 0 {
@@ -1395,7 +1414,7 @@ impl<'a> Dec<'a> {
         } else {
             0
         };
-        let env = self.texts(envc)?;
+        let env = self.app_texts(envc, "env")?;
         let cwd = if self.fam == Family::Legacy12 {
             None
         } else {

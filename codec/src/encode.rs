@@ -777,6 +777,16 @@ impl Enc {
     }
 
     fn app(&mut self, a: &App) -> Result<()> {
+        // A C argv/env is a NULL-terminated char**: a NULL element cannot be packed (the
+        // list would end there), and the unpacker refuses one (quirk U17).
+        for (what, list) in [("argv", &a.argv), ("env", &a.env)] {
+            if let Some(i) = list.iter().position(|s| s.is_none()) {
+                return Err(fail(
+                    Status::ERR_BAD_PARAM,
+                    format!("NULL APP {what}[{i}]: a C argv list ends at its first NULL"),
+                ));
+            }
+        }
         self.text(&a.cmd)?;
         self.int(a.argv.len() as i32);
         for s in &a.argv {

@@ -276,6 +276,20 @@ pub const QUIRKS: &[Quirk] = &[
         openpmix: "The BYTE_OBJECT and BUFFER unpackers read a 64-bit size, malloc it, then pass it to the byte unpacker as an int32 count: a size of 2^32 + k reads only k bytes (after a multi-GiB malloc), and one whose low 32 bits are negative reads none. Both succeed when the malloc does (the differential fuzz target saw it for v20 and for v3's BUFFER).",
         chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) whenever the size exceeds the bytes that remain.",
     },
+    Quirk {
+        id: "U17-app-argv-null",
+        kind: QuirkKind::SelfInconsistent,
+        components: "all (4.2.2 and master)",
+        openpmix: "An APP's argv and env are NULL-terminated char** lists: the packer counts them with pmix_argv_count, so it never writes a NULL element, but the wire can carry one (a string of length 0) and the unpacker then fails the whole call with PMIX_ERROR (-1). (QUERY keys and REGATTR descriptions are unpacked into their array as they come: a NULL there just ends the list for a C reader.)",
+        chosen: "Decoding refuses a NULL argv/env element with -1 (as written, it is kept); encoding one is -27 (BAD_PARAM), since no C program can hand it to the packer.",
+    },
+    Quirk {
+        id: "C5-node-stats-nested-arrays",
+        kind: QuirkKind::UpstreamBug,
+        components: "v41 (4.2.x, 5.0.x; master has no stats types)",
+        openpmix: "NODE_STATS packs and unpacks its disk and net stats arrays at the address of the struct's `diskstats`/`netstats` pointer field instead of at the array: pack writes the struct's own later fields (pointer bits) as DISK_STATS/NET_STATS records, unpack writes the records over those fields and past the end of the struct (heap overflow; the differential fuzz target saw libpmix 4.2.2 return an empty node name and zeroed counters).",
+        chosen: "The records are written and read as the fields' types say (the count, then that many DISK_STATS/NET_STATS records, like every other nested array); not comparable with libpmix, which cannot produce or read these bytes.",
+    },
 ];
 
 /// PMIX_INFO_ARRAY_END: the flag PMIX_INFO_CREATE puts on an array's last element.

@@ -812,3 +812,94 @@ fn c4_v20_size_as_int32() {
     let found = h("00000002 01 000f 0000000400000004 00000001 02 000f 0000000000000000");
     assert_eq!(dec(v3, &found, &[(DataType::BUFFER, 2)]), Err((-50, 0)));
 }
+
+#[test]
+fn u17_app_argv_null() {
+    // Measured with libpmix 4.2.2 in every component: a NULL argv or env element on the
+    // wire fails the APP call with PMIX_ERROR.
+    let app = |argv: Vec<Option<&str>>, env: Vec<Option<&str>>| {
+        let t = |v: Vec<Option<&str>>| {
+            v.into_iter()
+                .map(|s| s.map(|s| Text(s.as_bytes().to_vec())))
+                .collect::<Vec<NullableText>>()
+        };
+        Value::App(Box::new(App {
+            cmd: Some(Text(b"c".to_vec())),
+            argv: t(argv),
+            env: t(env),
+            cwd: None,
+            maxprocs: 1,
+            info: vec![],
+        }))
+    };
+    for comp in Release::OpenPmix4_2.components() {
+        let c = codec(*comp, ND, R42);
+        let good = enc(c, &[Item::one(app(vec![Some("a")], vec![Some("e")]))]);
+        assert!(dec(c, &good, &[(DataType::APP, 1)]).is_ok());
+        for bad in [
+            app(vec![Some("a"), None], vec![]),
+            app(vec![Some("a")], vec![Some("e"), None]),
+        ] {
+            assert_eq!(enc_status(c, &[Item::one(bad.clone())]), -27, "{comp}");
+        }
+        // The bytes by hand: `good` with its argv string replaced by a NULL one.
+        let a_string: &[u8] = match comp.family() {
+            Family::Modern => &[0x04, b'a', 0],
+            _ => &[0, 0, 0, 2, b'a', 0],
+        };
+        let null_string: &[u8] = match comp.family() {
+            Family::Modern => &[0x00],
+            _ => &[0, 0, 0, 0],
+        };
+        let at = good
+            .windows(a_string.len())
+            .position(|w| w == a_string)
+            .expect("argv[0] on the wire");
+        let mut bad = good[..at].to_vec();
+        bad.extend_from_slice(null_string);
+        bad.extend_from_slice(&good[at + a_string.len()..]);
+        assert_eq!(dec(c, &bad, &[(DataType::APP, 1)]), Err((-1, 0)), "{comp}");
+        let written = dec(as_written(*comp, ND, R42), &bad, &[(DataType::APP, 1)]).unwrap();
+        assert_eq!(written[0].values, vec![app(vec![None], vec![Some("e")])]);
+    }
+}
+
+#[test]
+fn c5_node_stats_nested_arrays() {
+    // libpmix cannot produce these bytes (it packs the pointer field's own memory), so the
+    // expectation is the layout of every other nested array: after the sample time, the
+    // SIZE count then the DISK_STATS records, then the NET_STATS count and records.
+    let t = |s: &str| Some(Text(s.as_bytes().to_vec()));
+    let disk = DiskStats {
+        disk: t("sda"),
+        counters: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+    };
+    let node = |diskstats: Vec<DiskStats>| {
+        Value::NodeStats(Box::new(NodeStats {
+            node: t("n"),
+            floats: [0.5; 11],
+            sample_time: Timeval { sec: 7, usec: 8 },
+            diskstats,
+            netstats: vec![],
+        }))
+    };
+    {
+        let comp = Component::V41;
+        let c = codec(comp, ND, R42);
+        let empty = enc(c, &[Item::one(node(vec![]))]);
+        let one = enc(c, &[Item::one(node(vec![disk.clone()]))]);
+        // a top-level DISK_STATS call: count 1 (zigzag 02), then the record
+        let record = &enc(c, &[Item::one(Value::DiskStats(disk.clone()))])[1..];
+        // `empty` ends with ndiskstats 0, nnetstats 0 (one flex byte each)
+        assert_eq!(&empty[empty.len() - 2..], &[0, 0]);
+        let mut want = empty[..empty.len() - 2].to_vec();
+        want.push(1);
+        want.extend_from_slice(record);
+        want.push(0);
+        assert_eq!(one, want, "{comp}");
+        assert_eq!(
+            dec(c, &one, &[(DataType::NODE_STATS, 1)]).unwrap(),
+            vec![Item::one(node(vec![disk.clone()]))]
+        );
+    }
+}

@@ -110,8 +110,9 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
         DataType::PROC => proc().prop_map(V::Proc).boxed(),
         DataType::APP => (
             ntext(),
-            proptest::collection::vec(ntext(), 0..3),
-            proptest::collection::vec(ntext(), 0..3),
+            // argv/env are NULL-terminated lists in C: no NULL elements (quirk U17)
+            proptest::collection::vec(text().prop_map(Some), 0..3),
+            proptest::collection::vec(text().prop_map(Some), 0..3),
             ntext(),
             any::<i32>(),
             infos(ctx, depth),

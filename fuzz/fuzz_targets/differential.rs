@@ -14,12 +14,14 @@
 //! - `strict`: every class not in `KNOWN`;
 //! - `explore`: nothing (survey the classes).
 //!
-//! A request that crashes or hangs the C library is an upstream bug: logged, never a finding.
+//! A request that crashes or hangs the C library, or whose values it reads into memory it
+//! does not own (`pmix_fuzz::diff::not_comparable`), is an upstream bug: logged, never a
+//! finding.
 //! Needs the oracle (`bash tools/setup.sh`); build with `--features tools`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pmix_codec::*;
-use pmix_fuzz::diff::{c_view_items, known};
+use pmix_fuzz::diff::{c_view_items, known, not_comparable};
 use pmix_fuzz::DIFFERENTIAL;
 use pmix_wire::oracle::{Oracle, Reply};
 use pmix_wire::tokens::write_item;
@@ -149,7 +151,7 @@ fuzz_target!(|data: &[u8]| {
     if st.n.execs.is_multiple_of(100_000) {
         let n = &st.n;
         eprintln!(
-            "differential: {} comparisons, {} agree, {} disagree ({} classes), {} libpmix crashes, {} not expressible",
+            "differential: {} comparisons, {} agree, {} disagree ({} classes), {} libpmix crashes or garbage (upstream bugs), {} not expressible",
             n.execs,
             n.agree,
             n.disagree,
@@ -178,6 +180,13 @@ fuzz_target!(|data: &[u8]| {
         }
         (_, Reply::Bad(_)) => {
             st.n.unexpressible += 1;
+            return;
+        }
+        (Ok(a), Reply::Ok(_)) if not_comparable(a).is_some() => {
+            let quirk = not_comparable(a).unwrap_or_default();
+            st.n.upstream_crashes += 1;
+            let class = format!("upstream-garbage {comp} {kind} {} [{quirk}]", calls[0].0);
+            record(st, &class, &what, data);
             return;
         }
         (Ok(a), Reply::Ok(b)) if toks(&c_view_items(codec.component, a)) == toks(b) => {

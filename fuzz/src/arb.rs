@@ -120,8 +120,9 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
         DataType::PROC => V::Proc(proc(u)?),
         DataType::APP => V::App(Box::new(App {
             cmd: ntext(u)?,
-            argv: few(u, 2, ntext)?,
-            env: few(u, 2, ntext)?,
+            // NULL-terminated lists in C: no NULL elements (quirk U17)
+            argv: few(u, 2, |u| text(u).map(Some))?,
+            env: few(u, 2, |u| text(u).map(Some))?,
             cwd: ntext(u)?,
             maxprocs: u.arbitrary()?,
             info: infos(u, ctx, depth)?,

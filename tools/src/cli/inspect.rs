@@ -636,6 +636,20 @@ impl<'a> Walker<'a> {
         }
         Ok(())
     }
+    /// An APP's argv or env: the unpacker refuses a NULL element (quirk U17).
+    fn app_texts(&mut self, label: &str, n: usize) -> R<()> {
+        for i in 0..n {
+            let at = self.at();
+            if self.string(&format!("{label}[{i}]"))?.is_none() && self.as_read() {
+                return Err(fail(
+                    Status::ERROR,
+                    at,
+                    format!("NULL APP {label}[{i}]: the unpacker refuses it (quirk U17)"),
+                ));
+            }
+        }
+        Ok(())
+    }
     fn float_text(&mut self, label: &str, double: bool) -> R<()> {
         if let Some(s) = self.string(label)? {
             let v = if double {
@@ -1080,7 +1094,7 @@ impl<'a> Walker<'a> {
         } else {
             0
         };
-        self.texts("argv", argc)?;
+        self.app_texts("argv", argc)?;
         let at = self.at();
         let envc = self.i32f("envc")?;
         let envc = if envc > 0 {
@@ -1088,7 +1102,7 @@ impl<'a> Walker<'a> {
         } else {
             0
         };
-        self.texts("env", envc)?;
+        self.app_texts("env", envc)?;
         if self.fam != Family::Legacy12 {
             self.string("cwd")?;
         }
