@@ -290,6 +290,13 @@ pub const QUIRKS: &[Quirk] = &[
         openpmix: "NODE_STATS packs and unpacks its disk and net stats arrays at the address of the struct's `diskstats`/`netstats` pointer field instead of at the array: pack writes the struct's own later fields (pointer bits) as DISK_STATS/NET_STATS records, unpack writes the records over those fields and past the end of the struct (heap overflow; the differential fuzz target saw libpmix 4.2.2 return an empty node name and zeroed counters).",
         chosen: "The records are written and read as the fields' types say (the count, then that many DISK_STATS/NET_STATS records, like every other nested array); not comparable with libpmix, which cannot produce or read these bytes.",
     },
+    Quirk {
+        id: "U18-topo-xml-parsed",
+        kind: QuirkKind::SelfInconsistent,
+        components: "v4 v41 v51 v61 (libpmix built with hwloc)",
+        openpmix: "A TOPO travels as hwloc's XML export; the unpacker loads it with hwloc (hwloc_topology_set_xmlbuffer + load), so text that is not a topology hwloc can load fails the call with PMIX_ERROR (-1), and a C reader never sees the text itself.",
+        chosen: "The text is kept verbatim and not parsed (no hwloc in the codec): any text decodes. The differential fuzz target logs these as `we-accept` classes.",
+    },
 ];
 
 /// PMIX_INFO_ARRAY_END: the flag PMIX_INFO_CREATE puts on an array's last element.

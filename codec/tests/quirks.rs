@@ -903,3 +903,18 @@ fn c5_node_stats_nested_arrays() {
         );
     }
 }
+
+#[test]
+fn u18_topo_xml_parsed() {
+    // libpmix 4.2.2 answers -1 for this input (the differential fuzz target's example:
+    // v4, one VALUE of TOPO whose XML is the text "8"); we give back the text.
+    for comp in [Component::V4, Component::V41] {
+        let c = codec(comp, ND, R42);
+        let got = dec(c, &h("02 38 02 38 00"), &[(DataType::VALUE, 1)]).unwrap();
+        assert_eq!(
+            got[0].values,
+            vec![Value::Value(Box::new(Value::Topo(Some(Text(b"8".to_vec())))))],
+            "{comp}"
+        );
+    }
+}
