@@ -631,7 +631,7 @@ impl<'a> Dec<'a> {
             ));
         }
         // Quirk U6: the modern integer unpacker refuses an empty buffer before the loop.
-        if self.fam == Family::Modern && self.r.remaining() == 0 && quirks_modern_int_entry(ty) {
+        if self.fam == Family::Modern && self.r.remaining() == 0 && quirks::modern_int_entry(ty) {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
@@ -653,7 +653,7 @@ impl<'a> Dec<'a> {
                 | DataType::DATA_ARRAY
         ) && self.fam != Family::Legacy12
             && quirks::self_tagged_int(self.fam, ty).is_none()
-            && !(self.fam == Family::Modern && modern_int_array(ty));
+            && !(self.fam == Family::Modern && quirks::modern_int_array(ty));
         if !in_place {
             *out = self.values(ty, n)?;
             return Ok(());
@@ -846,7 +846,7 @@ impl<'a> Dec<'a> {
             return res.map(|()| out);
         }
         let mut out = Vec::with_capacity(n.min(self.r.remaining()));
-        if self.fam == Family::Modern && modern_int_array(ty) {
+        if self.fam == Family::Modern && quirks::modern_int_array(ty) {
             for i in 0..n {
                 self.int_tail = i > 0;
                 let v = self.leaf(ty);
@@ -1684,55 +1684,6 @@ fn set_bytes(dst: &mut Vec<u8>, src: &[u8]) {
         dst.clear();
         dst.extend_from_slice(src);
     }
-}
-
-/// Types whose modern unpacker reads the whole array with one integer unpack call.
-fn modern_int_array(ty: DataType) -> bool {
-    quirks_modern_int_entry(ty)
-        || matches!(
-            ty,
-            DataType::PID
-                | DataType::STATUS
-                | DataType::PROC_RANK
-                | DataType::DATA_TYPE
-                | DataType::INFO_DIRECTIVES
-                | DataType::IOF_CHANNEL
-                | DataType::DEVTYPE
-                | DataType::LOCTYPE
-                | DataType::STOR_MEDIUM
-                | DataType::STOR_ACCESS
-                | DataType::STOR_PERSIST
-                | DataType::STOR_ACCESS_TYPE
-        )
-}
-
-/// Types whose modern unpacker is the flex-integer routine, directly or through a
-/// wrapper that hands it the whole call (STATUS -> INT32, PROC_RANK -> UINT32, ...); that
-/// routine checks for an empty buffer before looking at the count (quirk U6).
-pub(crate) fn quirks_modern_int_entry(ty: DataType) -> bool {
-    matches!(
-        ty,
-        DataType::INT16
-            | DataType::INT32
-            | DataType::INT64
-            | DataType::UINT16
-            | DataType::UINT32
-            | DataType::UINT64
-            | DataType::INT
-            | DataType::UINT
-            | DataType::SIZE
-            | DataType::STATUS
-            | DataType::PROC_RANK
-            | DataType::DATA_TYPE
-            | DataType::INFO_DIRECTIVES
-            | DataType::IOF_CHANNEL
-            | DataType::DEVTYPE
-            | DataType::LOCTYPE
-            | DataType::STOR_MEDIUM
-            | DataType::STOR_ACCESS
-            | DataType::STOR_PERSIST
-            | DataType::STOR_ACCESS_TYPE
-    )
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub use decode::DecodeOptions;
 /// Whether a modern component's unpacker for `ty` fails an empty record at the very end of
 /// the buffer (quirk U6).
 pub fn empty_record_at_end_fails(component: Component, ty: DataType) -> bool {
-    component.family() == Family::Modern && decode::quirks_modern_int_entry(ty)
+    component.family() == Family::Modern && quirks::modern_int_entry(ty)
 }
 pub use encode::MAX_ARRAY_DEPTH;
 pub use error::{Error, Result};

@@ -598,3 +598,40 @@ pub fn is_pointer_value_type(t: DataType, rel: crate::Release) -> bool {
             ),
         }
 }
+
+/// Types whose modern unpacker is the flex-integer routine, directly or through a wrapper
+/// that hands it the whole call (STATUS -> INT32, PROC_RANK -> UINT32, ...); that routine
+/// checks for an empty buffer before looking at the count (quirk U6).
+pub fn modern_int_entry(ty: DataType) -> bool {
+    use DataType as T;
+    matches!(
+        ty,
+        T::INT16
+            | T::INT32
+            | T::INT64
+            | T::UINT16
+            | T::UINT32
+            | T::UINT64
+            | T::INT
+            | T::UINT
+            | T::SIZE
+            | T::STATUS
+            | T::PROC_RANK
+            | T::DATA_TYPE
+            | T::INFO_DIRECTIVES
+            | T::IOF_CHANNEL
+            | T::DEVTYPE
+            | T::LOCTYPE
+            | T::STOR_MEDIUM
+            | T::STOR_ACCESS
+            | T::STOR_PERSIST
+            | T::STOR_ACCESS_TYPE
+    )
+}
+
+/// Types whose modern unpacker reads a whole array with one integer unpack call, so that an
+/// empty region after the first value is 4.2.x's over-read (quirk R1): the flex-integer
+/// types, the types packed with them, and PID (which reads its tag first).
+pub fn modern_int_array(ty: DataType) -> bool {
+    modern_int_entry(ty) || ty == DataType::PID
+}

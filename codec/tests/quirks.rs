@@ -913,7 +913,9 @@ fn u18_topo_xml_parsed() {
         let got = dec(c, &h("02 38 02 38 00"), &[(DataType::VALUE, 1)]).unwrap();
         assert_eq!(
             got[0].values,
-            vec![Value::Value(Box::new(Value::Topo(Some(Text(b"8".to_vec())))))],
+            vec![Value::Value(Box::new(Value::Topo(Some(Text(
+                b"8".to_vec()
+            )))))],
             "{comp}"
         );
     }

@@ -821,7 +821,7 @@ impl<'a> Walker<'a> {
             self.array_int = None;
             return res;
         }
-        if self.modern() && modern_int_array(ty) {
+        if self.modern() && quirks::modern_int_array(ty) {
             // One integer unpack call for the whole array (quirk R1 from the second value).
             for i in 0..n {
                 self.int_tail = i > 0;
@@ -1672,36 +1672,6 @@ fn int_width(t: DataType) -> Option<usize> {
         DataType::INT64 | DataType::UINT64 => Some(8),
         _ => None,
     }
-}
-
-/// Types whose modern unpacker reads a whole array with one integer unpack call, so that an
-/// empty region after the first value is 4.2.x's over-read (quirk R1): the flex-integer
-/// types and the types packed with them.
-fn modern_int_array(ty: DataType) -> bool {
-    matches!(
-        ty,
-        DataType::INT16
-            | DataType::INT32
-            | DataType::INT64
-            | DataType::UINT16
-            | DataType::UINT32
-            | DataType::UINT64
-            | DataType::INT
-            | DataType::UINT
-            | DataType::SIZE
-            | DataType::PID
-            | DataType::STATUS
-            | DataType::PROC_RANK
-            | DataType::DATA_TYPE
-            | DataType::INFO_DIRECTIVES
-            | DataType::IOF_CHANNEL
-            | DataType::DEVTYPE
-            | DataType::LOCTYPE
-            | DataType::STOR_MEDIUM
-            | DataType::STOR_ACCESS
-            | DataType::STOR_PERSIST
-            | DataType::STOR_ACCESS_TYPE
-    )
 }
 
 /// The C type a tagged integer field holds locally.
