@@ -230,7 +230,12 @@ impl<'a> Dec<'a> {
             | DataType::UINT32
             | DataType::INT64
             | DataType::UINT64 => {
-                self.legacy_desc(remote)?;
+                // Only the fast path (the tag names the native width) goes through v12/v20's
+                // `unpack_buffer`, which reads a described-mode tag; the size-mismatch path
+                // calls the tagged type's unpacker directly (quirk D2).
+                if Some(remote) == quirks::self_tagged_int(self.fam, native) {
+                    self.legacy_desc(remote)?;
+                }
                 Ok(remote)
             }
             other => Err(err(

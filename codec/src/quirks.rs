@@ -181,8 +181,8 @@ pub const QUIRKS: &[Quirk] = &[
         id: "D2-int-tag-per-call",
         kind: QuirkKind::Legacy,
         components: "all (INT/UINT/SIZE in v12...v3; PID everywhere; v12 also STATUS, PROC_RANK, PERSIST, SCOPE, DATA_RANGE)",
-        openpmix: "The self-describing integer packers write their fixed-width type tag once per pack_buffer call, then all the values: once per top-level pack call (even for count 0) and once per DATA_ARRAY payload, not once per element. The unpacker reads the tag once and converts every value (UNPACK_SIZE_MISMATCH).",
-        chosen: "Reproduced both ways: one tag per array; a value inside a struct is its own one-element call.",
+        openpmix: "The self-describing integer packers write their fixed-width type tag once per pack_buffer call, then all the values: once per top-level pack call (even for count 0) and once per DATA_ARRAY payload, not once per element. The unpacker reads the tag once and converts every value (UNPACK_SIZE_MISMATCH). In a v12/v20 described buffer, only a tag naming the native width (INT32 for INT, UINT64 for SIZE, ...) is followed by the described-mode tag of unpack_buffer; any other integer tag goes to that type's unpacker directly, with no second tag.",
+        chosen: "Reproduced both ways: one tag per array; a value inside a struct is its own one-element call; the second described tag only on the native-width path.",
     },
     Quirk {
         id: "D3-v12-datatype-as-int32",

@@ -446,6 +446,28 @@ fn d2_int_tag_per_call() {
         dec(c, &h("06 0e 00 9221 ffffffff07"), &[(DataType::PID, 3)]).unwrap(),
         vec![pids]
     );
+    // Measured with libpmix 4.2.2, v12 fully described, two INTs: the native tag (INT32)
+    // is followed by the described tag, a UINT8 tag is not (so a second tag there is read
+    // as the values).
+    let c = codec(Component::V12, FD, R42);
+    let two = |a, b| vec![Item::new(DataType::INT, vec![Value::Int(a), Value::Int(b)])];
+    for (bytes, want) in [
+        (
+            "00000009 00000002 00000006 00000009 00000009 00000005 00000007",
+            two(5, 7),
+        ),
+        ("00000009 00000002 00000006 0000000c 05 07", two(5, 7)),
+        (
+            "00000009 00000002 00000006 0000000c 0000000c 05 07",
+            two(0, 0),
+        ),
+    ] {
+        assert_eq!(
+            dec(c, &h(bytes), &[(DataType::INT, 4)]).unwrap(),
+            want,
+            "{bytes}"
+        );
+    }
 }
 
 #[test]

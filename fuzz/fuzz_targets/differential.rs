@@ -182,8 +182,8 @@ fuzz_target!(|data: &[u8]| {
             st.n.unexpressible += 1;
             return;
         }
-        (Ok(a), Reply::Ok(_)) if not_comparable(a).is_some() => {
-            let quirk = not_comparable(a).unwrap_or_default();
+        (Ok(a), Reply::Ok(_)) if not_comparable(comp, a).is_some() => {
+            let quirk = not_comparable(comp, a).unwrap_or_default();
             st.n.upstream_crashes += 1;
             let class = format!("upstream-garbage {comp} {kind} {} [{quirk}]", calls[0].0);
             record(st, &class, &what, data);

@@ -752,7 +752,15 @@ pub mod diff {
 
     /// Decoded values libpmix cannot be compared on: it reads them into memory it does not
     /// own (an upstream bug in the quirk table). The quirk id, if any.
-    pub fn not_comparable(items: &[Item]) -> Option<&'static str> {
+    pub fn not_comparable(comp: Component, items: &[Item]) -> Option<&'static str> {
+        // v12 unpacks n DATA_TYPEs as n int32s into an array of n 16-bit types.
+        if comp == Component::V12
+            && items
+                .iter()
+                .any(|i| i.ty == DataType::DATA_TYPE && i.values.len() > 1)
+        {
+            return Some("D3-v12-datatype-as-int32");
+        }
         fn bad(v: &Value) -> bool {
             match v {
                 Value::NodeStats(n) => !n.diskstats.is_empty() || !n.netstats.is_empty(),
@@ -820,16 +828,6 @@ pub mod diff {
         k("U2-v12-narrow-enums", "values v12 * COMMAND", ""),
         k("U2-v12-narrow-enums", "values v20 * COMMAND", ""),
         k("L3-v12-negative-type", "we-refuse v12", "out of range"),
-        k(
-            "legacy-described-tags",
-            "we-refuse v12 fully-described",
-            "when expecting",
-        ),
-        k(
-            "legacy-described-tags",
-            "we-refuse v20 fully-described",
-            "when expecting",
-        ),
         k("C4-v20-size-as-int32", "we-refuse", "bytes claimed"),
     ];
 

@@ -206,7 +206,7 @@ fn codec_matches_libpmix_4_2_byte_for_byte() {
 }
 
 /// Top-level calls whose count is zero or negative, with nothing, zeros, or a type tag
-/// after it: every type each component registers (non-described; 4.2 profile). These are
+/// after it: every type each component registers, both buffer kinds (4.2 profile). These are
 /// the corners where the unpackers' own checks decide (quirks U5, U6): found by the
 /// differential fuzz target as status disagreements.
 #[test]
@@ -214,10 +214,13 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
     let mut oracle = Oracle::start()
         .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
     let rel = Release::OpenPmix4_2;
-    let kind = BufferKind::NonDescribed;
     let mut failures = Vec::new();
     let mut compared = 0;
-    for comp in rel.components() {
+    for (comp, kind) in rel
+        .components()
+        .iter()
+        .flat_map(|c| BufferKind::ALL.map(|k| (c, k)))
+    {
         let (zero, negative): (&[u8], &[u8]) = match comp.family() {
             Family::Modern => (&[0x00], &[0x01]),
             _ => (&[0; 4], &[0xff; 4]),
@@ -234,10 +237,26 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
             t.extend_from_slice(&[0; 16]);
             tails.push(t);
         }
+        // A type tag as the component writes it (v12: 1.x numbering).
+        let tag = |t: DataType| -> Vec<u8> {
+            match comp.family() {
+                Family::Modern => vec![t.0 as u8],
+                Family::Legacy12 => (quirks::v12_wire_type(t.0) as u32).to_be_bytes().to_vec(),
+                _ => t.0.to_be_bytes().to_vec(),
+            }
+        };
         for ty in comp.registered_types(rel) {
             for count in [zero, negative] {
                 for tail in &tails {
-                    let mut bytes = count.to_vec();
+                    // described: INT32 tag, count, the call's type tag, then the tail
+                    let mut bytes = Vec::new();
+                    if kind == BufferKind::FullyDescribed {
+                        bytes.extend(tag(DataType::INT32));
+                    }
+                    bytes.extend_from_slice(count);
+                    if kind == BufferKind::FullyDescribed {
+                        bytes.extend(tag(ty));
+                    }
                     bytes.extend_from_slice(tail);
                     let calls = [(ty, 4)];
                     let ours = Codec::new(*comp, kind)
@@ -261,7 +280,7 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
                     };
                     if !agree {
                         failures.push(format!(
-                            "{comp} {ty} {}: ours {} / libpmix {theirs:?}",
+                            "{comp} {kind} {ty} {}: ours {} / libpmix {theirs:?}",
                             bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
                             match &ours {
                                 Ok(items) => format!("ok {}", tokens(items)),
@@ -274,7 +293,7 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
         }
     }
     println!("{compared} zero/negative-count calls compared with libpmix");
-    assert!(compared > 5000, "too few cases: {compared}");
+    assert!(compared > 10_000, "too few cases: {compared}");
     assert!(
         failures.is_empty(),
         "{} of {compared} differ:\n{}",

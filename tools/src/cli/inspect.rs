@@ -393,7 +393,11 @@ impl<'a> Walker<'a> {
         if let Some(note) = note {
             self.note(note);
         }
-        self.legacy_desc(remote)?;
+        // Only the fast path (the tag names the native width) reads v12/v20's described
+        // tag; the size-mismatch path calls the tagged type's unpacker directly (quirk D2).
+        if Some(remote) == quirks::self_tagged_int(self.fam, native) {
+            self.legacy_desc(remote)?;
+        }
         Ok(remote)
     }
 
