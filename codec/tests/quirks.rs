@@ -704,6 +704,15 @@ fn u11_info_array_reads_values() {
         dec(c, &bytes, &[(DataType::INFO_ARRAY, 1)]).unwrap(),
         vec![empty]
     );
+    // Found by the differential fuzz target: a VALUE of INFO_ARRAY whose one element, read
+    // as a VALUE, is UNDEF. libpmix 4.2.2 succeeds (VALUE bytes over an INFO slot); we
+    // report the garbage read as -20.
+    let v3 = codec(Component::V3, ND, R42);
+    let undef_element = h("00000001 002c 000f 0000000000000001 0000");
+    assert_eq!(
+        dec(v3, &undef_element, &[(DataType::VALUE, 1)]),
+        Err((-20, 0))
+    );
 }
 
 #[test]

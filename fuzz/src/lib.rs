@@ -812,6 +812,11 @@ pub mod diff {
     pub const KNOWN: &[Known] = &[
         k("U7-value-of-container", "we-refuse", "a VALUE cannot carry"),
         k(
+            "U11-info-array-reads-values",
+            "we-refuse",
+            "INFO_ARRAY elements read as VALUEs gave garbage",
+        ),
+        k(
             "U4-regex-plain-string",
             "we-refuse",
             "REGEX without a known preg framing",
