@@ -563,6 +563,10 @@ impl<'a> Dec<'a> {
     /// integer tag and hand the call to the tagged type's unpacker, so the tag decides; it
     /// is read here on a copy of the cursor (the values path reads it again, quirk D2).
     fn negative_count_fails(&self, ty: DataType) -> Result<bool> {
+        if !self.comp.registers(ty, self.rel) {
+            // the unknown type is refused first (-16)
+            return Ok(false);
+        }
         let mut probe = Dec {
             r: self.r.clone(),
             ..*self

@@ -304,6 +304,7 @@ pub const INFO_ARRAY_END: u32 = 0x0002;
 
 /// Whether a negative top-level count of `ty` fails with -50 in `fam` (quirk U5): the
 /// unpackers that check `count * size` bytes before reading. Measured with libpmix 4.2.2.
+/// (Only for types the component registers: an unknown type is refused before.)
 pub fn negative_count_past_end(fam: Family, ty: DataType) -> bool {
     use DataType as T;
     let byte_sized = matches!(
@@ -346,7 +347,7 @@ pub fn negative_count_past_end(fam: Family, ty: DataType) -> bool {
         Family::Legacy20 => {
             fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL | T::INFO_DIRECTIVES)
         }
-        // v12 has no PROC_STATE unpacker: its own refusal (-47) comes first.
+        // v12 registers PROC_STATE without an unpacker: its refusal (-47) comes first.
         Family::Legacy12 => {
             (fixed || matches!(ty, T::FLOAT | T::DOUBLE | T::TIMEVAL | T::TIME))
                 && ty != T::PROC_STATE

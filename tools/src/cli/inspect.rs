@@ -729,8 +729,10 @@ impl<'a> Walker<'a> {
         self.fields[h].text = format!("item {index}: {} x{n}", type_name(ty));
         // The fixed-size unpackers check `count * size` bytes (quirk U5); the native-size
         // ones read their integer tag and hand the call to that type's unpacker.
-        let mut past_end = count < 0 && quirks::negative_count_past_end(self.fam, ty);
-        if count < 0 && quirks::self_tagged_int(self.fam, ty).is_some() {
+        // (A type the component does not register is refused first, below.)
+        let registered = self.codec.component.registers(ty, self.codec.release);
+        let mut past_end = count < 0 && registered && quirks::negative_count_past_end(self.fam, ty);
+        if count < 0 && registered && quirks::self_tagged_int(self.fam, ty).is_some() {
             let (r, fields) = (self.r.clone(), self.fields.len());
             let remote = self.int_tag(ty, &format!("{ty} int tag"), None)?;
             past_end = quirks::negative_count_past_end(self.fam, remote);
