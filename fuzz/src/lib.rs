@@ -196,6 +196,22 @@ pub fn alloc_bound(n: usize) -> usize {
     64 * 1024 + POINTER_SLACK * std::mem::size_of::<Value>() + 1024 * n
 }
 
+/// The values nested directly in `v`: a DATA_ARRAY's elements, the payload of a VALUE, and
+/// the values of the INFOs, PDATA, KVAL, APP and QUERY it holds.
+pub fn children(v: &Value) -> Box<dyn Iterator<Item = &Value> + '_> {
+    match v {
+        Value::DataArray(d) => Box::new(d.values.iter()),
+        Value::Value(x) => Box::new(std::iter::once(&**x)),
+        Value::Info(i) => Box::new(std::iter::once(&i.value)),
+        Value::InfoArray(is) => Box::new(is.iter().map(|i| &i.value)),
+        Value::Pdata(p) => Box::new(std::iter::once(&p.value)),
+        Value::Kval(k) => Box::new(std::iter::once(&k.value)),
+        Value::App(a) => Box::new(a.info.iter().map(|i| &i.value)),
+        Value::Query(q) => Box::new(q.qualifiers.iter().map(|i| &i.value)),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
 /// The longest run of POINTER values (a POINTER call or a DATA_ARRAY of POINTER) in `items`.
 /// Whether such a run decodes depends on how many bytes follow it ([`POINTER_SLACK`]), so
 /// one longer than the slack is not expected to survive a re-encoding on its own.
@@ -203,20 +219,7 @@ pub fn longest_pointer_run(items: &[Item]) -> usize {
     fn walk(v: &Value) -> usize {
         match v {
             Value::DataArray(d) if d.ty == DataType::POINTER => d.values.len(),
-            Value::DataArray(d) => d.values.iter().map(walk).max().unwrap_or(0),
-            Value::Value(x) => walk(x),
-            Value::Info(i) => walk(&i.value),
-            Value::InfoArray(is) => is.iter().map(|i| walk(&i.value)).max().unwrap_or(0),
-            Value::Pdata(p) => walk(&p.value),
-            Value::Kval(k) => walk(&k.value),
-            Value::App(a) => a.info.iter().map(|i| walk(&i.value)).max().unwrap_or(0),
-            Value::Query(q) => q
-                .qualifiers
-                .iter()
-                .map(|i| walk(&i.value))
-                .max()
-                .unwrap_or(0),
-            _ => 0,
+            _ => children(v).map(walk).max().unwrap_or(0),
         }
     }
     items
@@ -764,15 +767,7 @@ pub mod diff {
         fn bad(v: &Value) -> bool {
             match v {
                 Value::NodeStats(n) => !n.diskstats.is_empty() || !n.netstats.is_empty(),
-                Value::Value(x) => bad(x),
-                Value::Info(i) => bad(&i.value),
-                Value::InfoArray(is) => is.iter().any(|i| bad(&i.value)),
-                Value::Pdata(p) => bad(&p.value),
-                Value::Kval(k) => bad(&k.value),
-                Value::App(a) => a.info.iter().any(|i| bad(&i.value)),
-                Value::Query(q) => q.qualifiers.iter().any(|i| bad(&i.value)),
-                Value::DataArray(d) => d.values.iter().any(bad),
-                _ => false,
+                _ => crate::children(v).any(bad),
             }
         }
         items

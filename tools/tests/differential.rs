@@ -283,7 +283,7 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
                     if !agree {
                         failures.push(format!(
                             "{comp} {kind} {ty} {}: ours {} / libpmix {theirs:?}",
-                            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                            pmix_wire::hex::encode(&bytes),
                             match &ours {
                                 Ok(items) => format!("ok {}", tokens(items)),
                                 Err((e, _)) => format!("err {e}"),
@@ -302,4 +302,141 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The inputs the differential fuzz target found where we differ from libpmix on purpose
+/// (quirk table), asked of the real library again: what the quirk entry says libpmix does
+/// must still be what it does, and our decoder must still give what the entry chose.
+#[test]
+fn fuzz_found_quirk_examples_hold_in_libpmix_4_2() {
+    let mut oracle = Oracle::start()
+        .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
+    let rel = Release::OpenPmix4_2;
+    let reply = |r: &Reply<Vec<Item>>| match r {
+        Reply::Ok(items) => format!("ok {}", tokens(items)),
+        Reply::Err { status, index, .. } => format!("err {status}@{index}"),
+        other => format!("{other:?}"),
+    };
+    let ours = |codec: Codec, bytes: &[u8], calls: &[(DataType, usize)]| match codec
+        .decode_calls(bytes, calls)
+    {
+        Ok(items) => format!("ok {}", tokens(&items)),
+        Err((e, _)) => format!("err {}@{}", e.status.0, e.item),
+    };
+    let (nd, fd) = (BufferKind::NonDescribed, BufferKind::FullyDescribed);
+    // (quirk, component, kind, bytes, calls, libpmix's answer, ours)
+    let mut cases: Vec<(
+        &str,
+        Component,
+        BufferKind,
+        Vec<u8>,
+        Vec<(DataType, usize)>,
+        String,
+        String,
+    )> = vec![
+        (
+            "L1 (VALUE of type 44)",
+            Component::V12,
+            nd,
+            "00000001 00000009 0000002c 00000009 00000000".into(),
+            vec![(DataType::VALUE, 1)],
+            "ok VALUE 1 INFO_ARRAY 0".into(),
+            "ok VALUE 1 DATA_ARRAY INFO 0".into(),
+        ),
+        (
+            "C4 (BUFFER of 2^34 + 4 bytes)",
+            Component::V3,
+            nd,
+            "00000002 01 000f 0000000400000004 00000001 02 000f 0000000000000000".into(),
+            vec![(DataType::BUFFER, 2)],
+            "ok BUFFER 2 1 b:00000001 2 b:".into(),
+            "err -50@0".into(),
+        ),
+        (
+            "U18 (TOPO text that is not XML)",
+            Component::V4,
+            nd,
+            "02 38 02 38 00".into(),
+            vec![(DataType::VALUE, 1)],
+            "err -1@0".into(),
+            "ok VALUE 1 TOPO s:38".into(),
+        ),
+        (
+            "U11 (INFO_ARRAY element read as an UNDEF VALUE)",
+            Component::V3,
+            nd,
+            "00000001 002c 000f 0000000000000001 0000".into(),
+            vec![(DataType::VALUE, 1)],
+            "ok VALUE 1 INFO_ARRAY 1 s: 0 UNDEF".into(),
+            "err -20@0".into(),
+        ),
+        (
+            "D2 (non-native integer tag, no described tag after it)",
+            Component::V12,
+            fd,
+            "00000009 00000002 00000006 0000000c 0000000c 05 07".into(),
+            vec![(DataType::INT, 4)],
+            "ok INT 2 0 0".into(),
+            "ok INT 2 0 0".into(),
+        ),
+    ]
+    .into_iter()
+    .map(
+        |(q, c, k, hex, calls, theirs, ours): (_, _, _, String, _, _, _)| {
+            let bytes = pmix_wire::hex::decode(&hex.replace(' ', "")).expect("hex");
+            (q, c, k, bytes, calls, theirs, ours)
+        },
+    )
+    .collect();
+    // U17: an APP whose argv holds a NULL string, in every component. The APP without it
+    // is packed by libpmix to exactly our bytes first.
+    let t = |s: &str| Some(Text(s.as_bytes().to_vec()));
+    let app = Item::one(Value::App(Box::new(App {
+        cmd: t("c"),
+        argv: vec![t("a")],
+        env: vec![],
+        cwd: None,
+        maxprocs: 1,
+        info: vec![],
+    })));
+    for comp in rel.components() {
+        let codec = Codec::new(*comp, nd).with_release(rel);
+        let good = codec.encode(std::slice::from_ref(&app)).expect("encode");
+        match oracle
+            .pack(*comp, nd, std::slice::from_ref(&app))
+            .expect("oracle")
+        {
+            Reply::Ok(b) => assert_eq!(b, good, "{comp}: libpmix packs the APP differently"),
+            other => panic!("{comp}: libpmix cannot pack the APP: {other:?}"),
+        }
+        let (a, null): (&[u8], &[u8]) = match comp.family() {
+            Family::Modern => (&[0x04, b'a', 0], &[0x00]),
+            _ => (&[0, 0, 0, 2, b'a', 0], &[0, 0, 0, 0]),
+        };
+        let at = good.windows(a.len()).position(|w| w == a).expect("argv[0]");
+        let bad = [&good[..at], null, &good[at + a.len()..]].concat();
+        cases.push((
+            "U17 (NULL argv element)",
+            *comp,
+            nd,
+            bad,
+            vec![(DataType::APP, 1)],
+            "err -1@0".into(),
+            "err -1@0".into(),
+        ));
+    }
+    let mut failures = Vec::new();
+    for (quirk, comp, kind, bytes, calls, theirs, want) in &cases {
+        let codec = Codec::new(*comp, *kind).with_release(rel);
+        let got_theirs = reply(&oracle.unpack(*comp, *kind, bytes, calls).expect("oracle"));
+        let got_ours = ours(codec, bytes, calls);
+        if &got_theirs != theirs || &got_ours != want {
+            failures.push(format!(
+                "{quirk} {comp} {kind} {}: libpmix {got_theirs} (quirk table: {theirs}), ours {got_ours} (chosen: {want})",
+                pmix_wire::hex::encode(bytes)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{} quirk examples hold against libpmix", cases.len());
 }
