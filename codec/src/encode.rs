@@ -7,7 +7,7 @@ use crate::quirks;
 use crate::status::Status;
 use crate::types::DataType;
 use crate::value::*;
-use crate::wire::{put_flex, zigzag};
+use crate::wire::{flex_into, put_flex, put_sized_run, zigzag};
 
 /// Maximum DATA_ARRAY nesting depth (OpenPMIx master `pmix_bfrops_base_max_array_depth`).
 pub const MAX_ARRAY_DEPTH: u32 = 100;
@@ -369,37 +369,26 @@ impl Enc {
                         }
                     }
                 }
-                DataType::BYTE_OBJECT if self.fam == Family::Modern => {
-                    // `bytes_sized` with the modern SIZE (a bare flex integer) spelled out
-                    let out = &mut self.out;
-                    for v in vals {
-                        match v {
-                            Value::ByteObject(b) if b.len() < 0x4000 => {
-                                // one capacity check, then the (one- or two-byte) SIZE and
-                                // the payload written back to back
-                                let n = b.len();
-                                out.reserve(n + 2);
-                                if n < 0x80 {
-                                    out.push(n as u8);
-                                } else {
-                                    out.extend_from_slice(&[n as u8 | 0x80, (n >> 7) as u8]);
-                                }
-                                out.extend_from_slice(b);
-                            }
-                            Value::ByteObject(b) => {
-                                put_flex(out, b.len() as u64);
-                                out.extend_from_slice(b);
-                            }
-                            _ => return Err(mismatch()),
-                        }
-                    }
-                }
                 DataType::BYTE_OBJECT => {
-                    for v in vals {
-                        match v {
-                            Value::ByteObject(b) => self.bytes_sized(b),
-                            _ => return Err(mismatch()),
-                        }
+                    // `bytes_sized` for each value, as one run (`put_sized_run`)
+                    let payloads = vals.iter().map(|v| match v {
+                        Value::ByteObject(b) => Some(b.as_slice()),
+                        _ => None,
+                    });
+                    let ok = match self.fam {
+                        // the modern SIZE: a bare flex integer
+                        Family::Modern => put_sized_run(&mut self.out, payloads, flex_into),
+                        // the converged SIZE: a UINT64 tag and eight big-endian bytes
+                        _ => put_sized_run(&mut self.out, payloads, |n, head| {
+                            let tag = DataType::UINT64.0.to_be_bytes();
+                            for (d, s) in head.iter_mut().zip(tag.iter().chain(&n.to_be_bytes())) {
+                                d.write(*s);
+                            }
+                            10
+                        }),
+                    };
+                    if !ok {
+                        return Err(mismatch());
                     }
                 }
                 _ => {

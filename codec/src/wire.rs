@@ -3,6 +3,7 @@
 use crate::component::Release;
 use crate::error::{Error, Result};
 use crate::status::Status;
+use std::mem::MaybeUninit;
 
 /// A bounded cursor over input bytes. Every read checks the remaining length first, so
 /// nothing can read outside the input.
@@ -251,6 +252,75 @@ pub fn put_flex(out: &mut Vec<u8>, u: u64) {
     } else {
         put_flex_long(out, u);
     }
+}
+
+/// The flexible encoding of `u` (as [`put_flex`] writes it) at the start of `head`
+/// (at least ten bytes); how many bytes it took.
+#[inline(always)]
+pub(crate) fn flex_into(u: u64, head: &mut [MaybeUninit<u8>]) -> usize {
+    if u < 0x80 {
+        head[0].write(u as u8);
+        1
+    } else if u < 0x4000 {
+        head[0].write(u as u8 | 0x80);
+        head[1].write((u >> 7) as u8);
+        2
+    } else {
+        let mut v = Vec::with_capacity(10);
+        put_flex_long(&mut v, u);
+        for (d, s) in head.iter_mut().zip(&v) {
+            d.write(*s);
+        }
+        v.len()
+    }
+}
+
+/// Append each payload behind its length prefix, as a loop of "write the prefix, then
+/// `extend_from_slice`" would, but with one capacity check per payload and the buffer's
+/// length stored once at the end: with many small byte objects that bookkeeping cost as
+/// much as a third of the copy itself. `prefix` writes a length at the start of the
+/// 16 bytes it is given and says how many it wrote.
+///
+/// A `None` payload stops the run and gives `false`; what was written before it stays.
+#[inline]
+pub(crate) fn put_sized_run<'v, I, P>(out: &mut Vec<u8>, payloads: I, prefix: P) -> bool
+where
+    I: IntoIterator<Item = Option<&'v [u8]>>,
+    P: Fn(u64, &mut [MaybeUninit<u8>]) -> usize,
+{
+    let start = out.len();
+    let mut len = start;
+    let mut ok = true;
+    for payload in payloads {
+        let Some(payload) = payload else {
+            ok = false;
+            break;
+        };
+        let room = 16 + payload.len();
+        if out.capacity() - len < room {
+            // SAFETY: every byte below `len` has been written (by the caller, or below).
+            unsafe { out.set_len(len) };
+            out.reserve(room);
+        }
+        // The spare capacity starts at `out.len()`, which is `start` or where the last
+        // `reserve` left it; the run's write position is `len`.
+        let skip = len - out.len();
+        let spare = &mut out.spare_capacity_mut()[skip..skip + room];
+        let h = prefix(payload.len() as u64, &mut spare[..16]).min(16);
+        // SAFETY: `spare[h..]` has room for the payload (`room` = 16 + its length); the
+        // payload borrows memory that is not `out`'s (we hold `out` mutably).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                payload.as_ptr(),
+                spare[h..].as_mut_ptr().cast::<u8>(),
+                payload.len(),
+            );
+        }
+        len += h + payload.len();
+    }
+    // SAFETY: the bytes up to `len` were written above (prefix, then payload, back to back).
+    unsafe { out.set_len(len) };
+    ok
 }
 
 fn put_flex_long(out: &mut Vec<u8>, mut u: u64) {
