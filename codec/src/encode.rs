@@ -46,6 +46,16 @@ pub(crate) fn size_hint(items: &[Item]) -> usize {
     n.min(16 << 20)
 }
 
+/// The converged family's SIZE (a UINT64 tag and eight big-endian bytes) at the start of
+/// `head`, for [`put_sized_run`].
+fn converged_size_into(n: u64, head: &mut [std::mem::MaybeUninit<u8>]) -> usize {
+    let tag = DataType::UINT64.0.to_be_bytes();
+    for (d, s) in head.iter_mut().zip(tag.iter().chain(&n.to_be_bytes())) {
+        d.write(*s);
+    }
+    10
+}
+
 /// The error for the first value of `item` that is not of the call's type.
 fn type_mismatch(item: &Item) -> Option<Error> {
     let v = item.values.iter().find(|v| v.data_type() != item.ty)?;
@@ -297,6 +307,44 @@ impl Enc {
 
     /// The component's `pack_buffer`: a described-mode tag, then the type's packer.
     fn pack_buffer(&mut self, ty: DataType, vals: &[Value]) -> Result<()> {
+        self.buffer_prologue(ty)?;
+        self.values(ty, vals)
+    }
+
+    /// One BYTE_OBJECT pack call of `objects`: the bytes [`Enc::pack_call`] writes for an
+    /// item of as many [`Value::ByteObject`]s, from the caller's slices.
+    pub fn pack_byte_objects<B: AsRef<[u8]>>(&mut self, objects: &[B]) -> Result<()> {
+        if objects.len() > i32::MAX as usize {
+            return Err(fail(
+                Status::ERR_BAD_PARAM,
+                "too many values for one pack call",
+            ));
+        }
+        if self.desc {
+            self.tag(DataType::INT32);
+        }
+        self.i32(objects.len() as i32);
+        self.buffer_prologue(DataType::BYTE_OBJECT)?;
+        let payloads = objects.iter().map(|b| Some(b.as_ref()));
+        match self.fam {
+            Family::Modern => {
+                put_sized_run(&mut self.out, payloads, flex_into);
+            }
+            Family::Converged => {
+                put_sized_run(&mut self.out, payloads, converged_size_into);
+            }
+            Family::Legacy12 | Family::Legacy20 => {
+                for b in objects {
+                    self.bytes_sized(b.as_ref());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `pack_buffer` up to the type's packer: the described-mode tag, and the check that
+    /// the component registers `ty`.
+    fn buffer_prologue(&mut self, ty: DataType) -> Result<()> {
         let unknown = match self.fam {
             Family::Legacy12 | Family::Legacy20 => Status::ERR_PACK_FAILURE,
             _ => Status::ERR_UNKNOWN_DATA_TYPE,
@@ -315,7 +363,7 @@ impl Enc {
                 format!("{} does not register {}", self.comp, ty),
             ));
         }
-        self.values(ty, vals)
+        Ok(())
     }
 
     /// The registered packer for `ty` over an array of values.
@@ -379,13 +427,7 @@ impl Enc {
                         // the modern SIZE: a bare flex integer
                         Family::Modern => put_sized_run(&mut self.out, payloads, flex_into),
                         // the converged SIZE: a UINT64 tag and eight big-endian bytes
-                        _ => put_sized_run(&mut self.out, payloads, |n, head| {
-                            let tag = DataType::UINT64.0.to_be_bytes();
-                            for (d, s) in head.iter_mut().zip(tag.iter().chain(&n.to_be_bytes())) {
-                                d.write(*s);
-                            }
-                            10
-                        }),
+                        _ => put_sized_run(&mut self.out, payloads, converged_size_into),
                     };
                     if !ok {
                         return Err(mismatch());

@@ -221,6 +221,18 @@ impl Codec {
         Ok(())
     }
 
+    /// A [`Packer`] appending to `out`: pack calls one at a time, like successive
+    /// `PMIx_Data_pack` calls on one buffer, with a call that packs byte objects straight
+    /// from the caller's slices.
+    pub fn packer<'b>(&self, out: &'b mut Vec<u8>) -> Packer<'b> {
+        let buf = std::mem::take(out);
+        Packer {
+            enc: encode::Enc::new(self.component, self.kind, self.release, buf),
+            dest: out,
+            calls: 0,
+        }
+    }
+
     /// An [`Unpacker`] over `bytes`: unpack calls one at a time, like successive
     /// `PMIx_Data_unpack` calls on one buffer, with a borrowing call for byte objects.
     pub fn unpacker<'a>(&self, bytes: &'a [u8]) -> Unpacker<'a> {
@@ -256,6 +268,81 @@ impl Codec {
             out.push(item);
         }
         Ok(out)
+    }
+}
+
+/// Pack calls one at a time into one buffer (see [`Codec::packer`]), like successive
+/// `PMIx_Data_pack` calls: the bytes are those [`Codec::encode`] gives for the same calls,
+/// appended to the buffer the packer was made with (which gets them back when the packer
+/// is dropped). A call that fails leaves what [`Codec::encode_into`] leaves for it, and its
+/// [`Error::item`] counts the calls made.
+///
+/// [`Packer::pack_byte_objects`] packs a BYTE_OBJECT call from the caller's slices (the
+/// way a C caller hands `PMIx_Data_pack` an array of `pmix_byte_object_t`), without
+/// building [`Value`]s first.
+///
+/// ```
+/// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+/// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+/// let mut buf = Vec::new();
+/// let mut packer = codec.packer(&mut buf);
+/// packer.pack(&Item::one(Value::proc("ns", 3))).unwrap();
+/// packer.pack_byte_objects(&[&[1u8, 2][..], &[3]]).unwrap();
+/// drop(packer);
+/// let expected = codec
+///     .encode(&[
+///         Item::one(Value::proc("ns", 3)),
+///         Item::new(
+///             DataType::BYTE_OBJECT,
+///             vec![Value::ByteObject(vec![1, 2]), Value::ByteObject(vec![3])],
+///         ),
+///     ])
+///     .unwrap();
+/// assert_eq!(buf, expected);
+/// ```
+pub struct Packer<'b> {
+    enc: encode::Enc,
+    /// Where the bytes go back when the packer is dropped.
+    dest: &'b mut Vec<u8>,
+    /// Calls made so far (the next call's [`Error::item`]).
+    calls: usize,
+}
+
+impl Packer<'_> {
+    /// The next pack call: `item`'s values as one call of `item.ty`.
+    pub fn pack(&mut self, item: &Item) -> Result<()> {
+        let r = self.enc.pack_call(item);
+        self.finish(item.ty, r)
+    }
+
+    /// The next pack call, of BYTE_OBJECT: one object per slice of `objects`, the same bytes
+    /// as [`Packer::pack`] of an item of [`Value::ByteObject`]s with those payloads.
+    pub fn pack_byte_objects<B: AsRef<[u8]>>(&mut self, objects: &[B]) -> Result<()> {
+        let r = self.enc.pack_byte_objects(objects);
+        self.finish(DataType::BYTE_OBJECT, r)
+    }
+
+    fn finish(&mut self, ty: DataType, r: Result<()>) -> Result<()> {
+        let i = self.calls;
+        self.calls += 1;
+        r.map_err(|mut e| {
+            e.item = i;
+            e.ty = Some(ty);
+            e.offset = self.enc.out.len();
+            e.partial = self.enc.out.clone();
+            e
+        })
+    }
+
+    /// The bytes packed so far (the buffer's earlier contents included).
+    pub fn bytes(&self) -> &[u8] {
+        &self.enc.out
+    }
+}
+
+impl Drop for Packer<'_> {
+    fn drop(&mut self) {
+        *self.dest = std::mem::take(&mut self.enc.out);
     }
 }
 
