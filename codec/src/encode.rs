@@ -49,9 +49,10 @@ pub(crate) fn size_hint(items: &[Item]) -> usize {
 /// The converged family's SIZE (a UINT64 tag and eight big-endian bytes) at the start of
 /// `head`, for [`put_sized_run`].
 fn converged_size_into(n: u64, head: &mut [std::mem::MaybeUninit<u8>]) -> usize {
-    let tag = DataType::UINT64.0.to_be_bytes();
-    for (d, s) in head.iter_mut().zip(tag.iter().chain(&n.to_be_bytes())) {
-        d.write(*s);
+    let [t0, t1] = DataType::UINT64.0.to_be_bytes();
+    let [a, b, c, d, e, f, g, h] = n.to_be_bytes();
+    for (slot, byte) in head[..10].iter_mut().zip([t0, t1, a, b, c, d, e, f, g, h]) {
+        slot.write(byte);
     }
     10
 }

@@ -114,7 +114,10 @@ fn packer_agrees_with_encode_on_the_vectors() {
         }
     }
     println!("{checked} vectors packed, {byte_objects} with BYTE_OBJECT calls ({recorded} valid)");
-    assert!(recorded > 50, "only {recorded} valid vectors with BYTE_OBJECT");
+    assert!(
+        recorded > 50,
+        "only {recorded} valid vectors with BYTE_OBJECT"
+    );
     assert!(checked > 10_000, "only {checked} vectors packed");
 }
 
@@ -185,7 +188,10 @@ fn pack_byte_objects_writes_the_documented_prefixes() {
         .pack_byte_objects(&blobs)
         .unwrap();
     assert_eq!(got.len(), want.len());
-    assert!(got == want, "v41: bytes differ from the hand-written prefixes");
+    assert!(
+        got == want,
+        "v41: bytes differ from the hand-written prefixes"
+    );
     // v3 (converged): count as a big-endian INT32, each SIZE a UINT64 tag (15) + 8 bytes.
     let mut want = (blobs.len() as u32).to_be_bytes().to_vec();
     for b in &blobs {
@@ -198,5 +204,8 @@ fn pack_byte_objects_writes_the_documented_prefixes() {
         .packer(&mut got)
         .pack_byte_objects(&blobs)
         .unwrap();
-    assert!(got == want, "v3: bytes differ from the hand-written prefixes");
+    assert!(
+        got == want,
+        "v3: bytes differ from the hand-written prefixes"
+    );
 }

@@ -64,15 +64,39 @@ struct Row {
     op: &'static str,
     /// Which of our entry points: `alloc` (`encode`/`decode`, fresh output), `dest`
     /// (`decode_into` into cleared items), `reuse` (`encode_into`/`decode_into` with the
-    /// previous call's output) or, for byte objects, `borrow`
-    /// (`Unpacker::unpack_byte_objects`: payloads borrowed from the input).
+    /// previous call's output) or, for byte objects, `borrow` (`Packer::pack_byte_objects`
+    /// from the payloads' slices into the previous call's buffer;
+    /// `Unpacker::unpack_byte_objects`: payloads borrowed from the input).
     api: &'static str,
     bytes: usize,
     c: Duration,
     ours: Duration,
-    /// Byte objects only: one `memcpy` of the whole wire buffer, and one `memcpy` per object
-    /// payload into one buffer (warm destination both).
-    memcpy: Option<(Duration, Duration)>,
+    /// Byte objects only: the copy-only baselines.
+    memcpy: Option<Copies>,
+}
+
+/// Byte objects only: the time of copying the same data with plain `copy_from_slice`, into
+/// a warm destination of the wire buffer's size.
+#[derive(Clone, Copy)]
+struct Copies {
+    /// One copy of the whole wire buffer (one contiguous source).
+    whole: Duration,
+    /// One copy per object payload, the payloads back to back from offset 0.
+    per_object: Duration,
+    /// One copy per object payload to the offset it has in the wire buffer (behind its
+    /// SIZE prefix): the payload bytes a packer has to move, where it has to put them.
+    at_wire: Duration,
+}
+
+impl Copies {
+    /// `(time, name)` of each baseline.
+    fn each(self) -> [(Duration, &'static str); 3] {
+        [
+            (self.whole, "memcpy"),
+            (self.per_object, "memcpy/obj"),
+            (self.at_wire, "memcpy/wire"),
+        ]
+    }
 }
 
 fn mbps(bytes: usize, d: Duration) -> f64 {
@@ -310,11 +334,31 @@ fn measure(
             ));
         }
     }
+    // Where each payload sits in the wire buffer, for the `memcpy/wire` baseline.
+    let wire_at: Vec<usize> = borrowed
+        .iter()
+        .map(|b| b.as_ptr() as usize - ours.as_ptr() as usize)
+        .collect();
+    // Byte objects also through `Packer::pack_byte_objects` (from the payloads' slices);
+    // checked against `encode` first.
+    let mut packed = Vec::new();
+    if !objects.is_empty() {
+        codec
+            .packer(&mut packed)
+            .pack_byte_objects(&objects)
+            .map_err(|e| e.to_string())?;
+        if packed != ours {
+            return Err(format!(
+                "{} {comp}: pack_byte_objects differs from encode",
+                w.name()
+            ));
+        }
+    }
     let mut dst = vec![0u8; ours.len()];
     // `decode_into` into items whose values were cleared: the output arrays are there
     // (as libpmix's caller provides its destination array), every value is built afresh.
     let mut dest_out = out.clone();
-    let mut t = [Duration::MAX; 8];
+    let mut t = [Duration::MAX; 10];
     for round in 0..rounds {
         if round > 0 {
             // the two sides take turns, so a noisy spell hurts both alike
@@ -364,6 +408,25 @@ fn measure(
                         .unpack_byte_objects(usize::MAX, &mut borrowed)
                 })
             },
+            if objects.is_empty() {
+                Duration::MAX
+            } else {
+                best_of(reps, || {
+                    for (o, at) in black_box(&objects).iter().zip(&wire_at) {
+                        dst[*at..*at + o.len()].copy_from_slice(o);
+                    }
+                })
+            },
+            if objects.is_empty() {
+                Duration::MAX
+            } else {
+                best_of(reps, || {
+                    packed.clear();
+                    codec
+                        .packer(&mut packed)
+                        .pack_byte_objects(black_box(&objects))
+                })
+            },
         ];
         for (best, now) in t.iter_mut().zip(now) {
             *best = (*best).min(now);
@@ -372,8 +435,13 @@ fn measure(
     if dest_out != items {
         return Err(format!("{} {comp}: decode_into differs", w.name()));
     }
-    let [enc, enc_reuse, dec, dec_reuse, dec_dest, memcpy, memcpy_objects, dec_borrow] = t;
-    let memcpy = (!objects.is_empty()).then_some((memcpy, memcpy_objects));
+    let [enc, enc_reuse, dec, dec_reuse, dec_dest, whole, per_object, dec_borrow, at_wire, enc_borrow] =
+        t;
+    let memcpy = (!objects.is_empty()).then_some(Copies {
+        whole,
+        per_object,
+        at_wire,
+    });
     let row = |op, api, c, ours_t| Row {
         workload: w.name(),
         comp,
@@ -393,6 +461,7 @@ fn measure(
         row("unpack", "reuse", c.unpack, dec_reuse),
     ];
     if !objects.is_empty() {
+        rows.insert(2, row("pack", "borrow", c.pack, enc_borrow));
         rows.push(row("unpack", "borrow", c.unpack, dec_borrow));
     }
     Ok(rows)
@@ -411,12 +480,17 @@ fn print_table(rows: &[Row], markdown: bool) {
         "ratio",
         "memcpy MB/s",
         "memcpy/obj MB/s",
+        "memcpy/wire MB/s",
     ];
-    let lines: Vec<[String; 11]> = rows
+    let lines: Vec<[String; 12]> = rows
         .iter()
         .map(|r| {
             let (c, o) = (mbps(r.bytes, r.c), mbps(r.bytes, r.ours));
-            let m = r.memcpy.map(|m| (mbps(r.bytes, m.0), mbps(r.bytes, m.1)));
+            let m = |f: fn(Copies) -> Duration| {
+                r.memcpy
+                    .map(|m| format!("{:.0}", mbps(r.bytes, f(m))))
+                    .unwrap_or_default()
+            };
             [
                 r.workload.to_string(),
                 r.comp.to_string(),
@@ -427,8 +501,9 @@ fn print_table(rows: &[Row], markdown: bool) {
                 format!("{c:.0}"),
                 format!("{o:.0}"),
                 format!("{:.2}x", o / c),
-                m.map(|m| format!("{:.0}", m.0)).unwrap_or_default(),
-                m.map(|m| format!("{:.0}", m.1)).unwrap_or_default(),
+                m(|m| m.whole),
+                m(|m| m.per_object),
+                m(|m| m.at_wire),
             ]
         })
         .collect();
@@ -488,8 +563,8 @@ fn print_targets(rows: &[Row]) {
             r.api,
             if ok { "met" } else { "NOT MET" }
         ));
-        if let Some((m, per_object)) = r.memcpy {
-            for (base, what) in [(m, "memcpy"), (per_object, "memcpy/obj")] {
+        if let Some(copies) = r.memcpy {
+            for (base, what) in copies.each() {
                 let rel = r.ours.as_secs_f64() / base.as_secs_f64();
                 lines.push(format!(
                     "  {:<7} {:<7} {:<6} {:<26} {rel:>6.2}x  {}",
@@ -506,6 +581,13 @@ fn print_targets(rows: &[Row]) {
         println!("\ntargets (v41, non-described):");
         for l in lines {
             println!("{l}");
+        }
+        if rows.iter().any(|r| r.memcpy.is_some()) {
+            println!(
+                "  (byte objects: memcpy/wire copies each payload to its place in the wire \
+                 buffer, the bytes a packer or a copying unpacker moves; memcpy is one \
+                 contiguous copy, memcpy/obj the payloads back to back)"
+            );
         }
     }
 }
