@@ -304,6 +304,18 @@ fn zero_and_negative_counts_match_libpmix_4_2() {
     );
 }
 
+/// One fuzz-found quirk example: (quirk, component, kind, bytes, unpack calls, libpmix's
+/// answer, ours).
+type QuirkCase = (
+    &'static str,
+    Component,
+    BufferKind,
+    Vec<u8>,
+    Vec<(DataType, usize)>,
+    String,
+    String,
+);
+
 /// The inputs the differential fuzz target found where we differ from libpmix on purpose
 /// (quirk table), asked of the real library again: what the quirk entry says libpmix does
 /// must still be what it does, and our decoder must still give what the entry chose.
@@ -325,15 +337,7 @@ fn fuzz_found_quirk_examples_hold_in_libpmix_4_2() {
     };
     let (nd, fd) = (BufferKind::NonDescribed, BufferKind::FullyDescribed);
     // (quirk, component, kind, bytes, calls, libpmix's answer, ours)
-    let mut cases: Vec<(
-        &str,
-        Component,
-        BufferKind,
-        Vec<u8>,
-        Vec<(DataType, usize)>,
-        String,
-        String,
-    )> = vec![
+    let mut cases: Vec<QuirkCase> = vec![
         (
             "L1 (VALUE of type 44)",
             Component::V12,
