@@ -2,7 +2,8 @@
 //! (`benches/support/workloads.rs`) in v3, v41 and v61, both buffer kinds, through the
 //! allocating entry points (`encode`, `decode`) and the reusing ones (`encode_into`,
 //! `decode_into`, called again with the previous call's buffer or items); for byte objects
-//! also `Unpacker::unpack_byte_objects` (payloads borrowed from the input).
+//! also `Packer::pack_byte_objects` (payloads from the caller's slices) and
+//! `Unpacker::unpack_byte_objects` (payloads borrowed from the input).
 //!
 //! ```sh
 //! cargo bench -p pmix-codec --bench codec                 # everything (about 4 minutes)
@@ -18,7 +19,7 @@ mod workloads;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use pmix_codec::{BufferKind, Codec, Component};
+use pmix_codec::{BufferKind, Codec, Component, Value};
 use std::hint::black_box;
 use std::time::Duration;
 use workloads::Workload;
@@ -63,6 +64,24 @@ fn codec_benches(c: &mut Criterion) {
                     })
                 });
                 if w == Workload::Bytes {
+                    let objects: Vec<&[u8]> = item
+                        .values
+                        .iter()
+                        .filter_map(|v| match v {
+                            Value::ByteObject(b) => Some(b.as_slice()),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut packed = Vec::new();
+                    g.bench_function(BenchmarkId::from_parameter("pack_byte_objects"), |b| {
+                        b.iter(|| {
+                            packed.clear();
+                            codec
+                                .packer(&mut packed)
+                                .pack_byte_objects(black_box(&objects))
+                                .unwrap()
+                        })
+                    });
                     let mut slices = Vec::new();
                     g.bench_function(BenchmarkId::from_parameter("unpack_byte_objects"), |b| {
                         b.iter(|| {
