@@ -323,10 +323,8 @@ impl Packer<'_> {
     }
 
     fn finish(&mut self, ty: DataType, r: Result<()>) -> Result<()> {
-        let i = self.calls;
-        self.calls += 1;
-        r.map_err(|mut e| {
-            e.item = i;
+        count_call(&mut self.calls, ty, r).map_err(|mut e| {
+            // as `Codec::encode_into` reports it
             e.ty = Some(ty);
             e.offset = self.enc.out.len();
             e.partial = self.enc.out.clone();
@@ -412,13 +410,7 @@ impl<'a> Unpacker<'a> {
     }
 
     fn finish(&mut self, ty: DataType, r: Result<()>) -> Result<()> {
-        let i = self.calls;
-        self.calls += 1;
-        r.map_err(|mut e| {
-            e.item = i;
-            e.ty.get_or_insert(ty);
-            e
-        })
+        count_call(&mut self.calls, ty, r)
     }
 
     /// The offset of the next unread byte.
@@ -430,4 +422,16 @@ impl<'a> Unpacker<'a> {
     pub fn remaining(&self) -> usize {
         self.dec.r.remaining()
     }
+}
+
+/// One more call of a [`Packer`] or [`Unpacker`]: its error, if any, says which call it was
+/// (and its type, if the error does not say already).
+fn count_call(calls: &mut usize, ty: DataType, r: Result<()>) -> Result<()> {
+    let i = *calls;
+    *calls += 1;
+    r.map_err(|mut e| {
+        e.item = i;
+        e.ty.get_or_insert(ty);
+        e
+    })
 }

@@ -4,38 +4,10 @@
 //! prefix's width boundaries, in every component, buffer kind and release; and the
 //! byte-object bytes are checked against prefixes written out by hand.
 
-use pmix_codec::vectors::{Outcome, VectorFile};
+mod support;
+use pmix_codec::vectors::Outcome;
 use pmix_codec::*;
-use std::path::{Path, PathBuf};
-
-fn vector_files() -> Vec<VectorFile> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let mut paths = Vec::new();
-    walk(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors"),
-        &mut paths,
-    );
-    paths.sort();
-    paths
-        .iter()
-        .map(|p| VectorFile::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
-        .collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
-}
+use support::{unhex, vector_files};
 
 /// The payloads of `item` when it is a BYTE_OBJECT call of byte objects only.
 fn payloads(item: &Item) -> Option<Vec<&[u8]>> {
