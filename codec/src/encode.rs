@@ -292,8 +292,13 @@ impl Enc {
     }
 
     fn pack_call_values(&mut self, item: &Item) -> Result<()> {
-        let ty = item.ty;
-        if item.values.len() > i32::MAX as usize {
+        self.call_count(item.values.len())?;
+        self.pack_buffer(item.ty, &item.values)
+    }
+
+    /// A pack call's count of values: INT32, with its tag in a described buffer.
+    fn call_count(&mut self, n: usize) -> Result<()> {
+        if n > i32::MAX as usize {
             return Err(fail(
                 Status::ERR_BAD_PARAM,
                 "too many values for one pack call",
@@ -302,8 +307,8 @@ impl Enc {
         if self.desc {
             self.tag(DataType::INT32);
         }
-        self.i32(item.values.len() as i32);
-        self.pack_buffer(ty, &item.values)
+        self.i32(n as i32);
+        Ok(())
     }
 
     /// The component's `pack_buffer`: a described-mode tag, then the type's packer.
@@ -315,32 +320,31 @@ impl Enc {
     /// One BYTE_OBJECT pack call of `objects`: the bytes [`Enc::pack_call`] writes for an
     /// item of as many [`Value::ByteObject`]s, from the caller's slices.
     pub fn pack_byte_objects<B: AsRef<[u8]>>(&mut self, objects: &[B]) -> Result<()> {
-        if objects.len() > i32::MAX as usize {
-            return Err(fail(
-                Status::ERR_BAD_PARAM,
-                "too many values for one pack call",
-            ));
-        }
-        if self.desc {
-            self.tag(DataType::INT32);
-        }
-        self.i32(objects.len() as i32);
+        self.call_count(objects.len())?;
         self.buffer_prologue(DataType::BYTE_OBJECT)?;
-        let payloads = objects.iter().map(|b| Some(b.as_ref()));
+        self.byte_objects(objects.iter().map(|b| Some(b.as_ref())));
+        Ok(())
+    }
+
+    /// The BYTE_OBJECT packer over a run of payloads (`bytes_sized` for each; in the
+    /// converged and modern families as one `put_sized_run`). A `None` payload (a value of
+    /// another type) stops it and gives `false`.
+    fn byte_objects<'v>(&mut self, payloads: impl Iterator<Item = Option<&'v [u8]>>) -> bool {
         match self.fam {
-            Family::Modern => {
-                put_sized_run(&mut self.out, payloads, flex_into);
-            }
-            Family::Converged => {
-                put_sized_run(&mut self.out, payloads, converged_size_into);
-            }
+            // the modern SIZE: a bare flex integer
+            Family::Modern => put_sized_run(&mut self.out, payloads, flex_into),
+            // the converged SIZE: a UINT64 tag and eight big-endian bytes
+            Family::Converged => put_sized_run(&mut self.out, payloads, converged_size_into),
             Family::Legacy12 | Family::Legacy20 => {
-                for b in objects {
-                    self.bytes_sized(b.as_ref());
+                for payload in payloads {
+                    match payload {
+                        Some(b) => self.bytes_sized(b),
+                        None => return false,
+                    }
                 }
+                true
             }
         }
-        Ok(())
     }
 
     /// `pack_buffer` up to the type's packer: the described-mode tag, and the check that
@@ -419,18 +423,11 @@ impl Enc {
                     }
                 }
                 DataType::BYTE_OBJECT => {
-                    // `bytes_sized` for each value, as one run (`put_sized_run`)
                     let payloads = vals.iter().map(|v| match v {
                         Value::ByteObject(b) => Some(b.as_slice()),
                         _ => None,
                     });
-                    let ok = match self.fam {
-                        // the modern SIZE: a bare flex integer
-                        Family::Modern => put_sized_run(&mut self.out, payloads, flex_into),
-                        // the converged SIZE: a UINT64 tag and eight big-endian bytes
-                        _ => put_sized_run(&mut self.out, payloads, converged_size_into),
-                    };
-                    if !ok {
+                    if !self.byte_objects(payloads) {
                         return Err(mismatch());
                     }
                 }

@@ -266,12 +266,11 @@ pub(crate) fn flex_into(u: u64, head: &mut [MaybeUninit<u8>]) -> usize {
         head[1].write((u >> 7) as u8);
         2
     } else {
-        let mut v = Vec::with_capacity(10);
-        put_flex_long(&mut v, u);
-        for (d, s) in head.iter_mut().zip(&v) {
+        let (bytes, n) = flex_long(u);
+        for (d, s) in head.iter_mut().zip(&bytes[..n]) {
             d.write(*s);
         }
-        v.len()
+        n
     }
 }
 
@@ -288,8 +287,7 @@ where
     I: IntoIterator<Item = Option<&'v [u8]>>,
     P: Fn(u64, &mut [MaybeUninit<u8>]) -> usize,
 {
-    let start = out.len();
-    let mut len = start;
+    let mut len = out.len();
     let mut ok = true;
     for payload in payloads {
         let Some(payload) = payload else {
@@ -302,8 +300,8 @@ where
             unsafe { out.set_len(len) };
             out.reserve(room);
         }
-        // The spare capacity starts at `out.len()`, which is `start` or where the last
-        // `reserve` left it; the run's write position is `len`.
+        // The spare capacity starts at `out.len()` (where the run began, or where the last
+        // `reserve` left it); the run's write position is `len`.
         let skip = len - out.len();
         let spare = &mut out.spare_capacity_mut()[skip..skip + room];
         let h = prefix(payload.len() as u64, &mut spare[..16]).min(16);
@@ -323,7 +321,14 @@ where
     ok
 }
 
-fn put_flex_long(out: &mut Vec<u8>, mut u: u64) {
+fn put_flex_long(out: &mut Vec<u8>, u: u64) {
+    let (bytes, n) = flex_long(u);
+    out.extend_from_slice(&bytes[..n]);
+}
+
+/// The flexible encoding of `u` in the general way (any length): the bytes and how many.
+fn flex_long(mut u: u64) -> ([u8; 9], usize) {
+    let mut bytes = [0u8; 9];
     let mut n = 0;
     loop {
         let mut b = (u & 0x7f) as u8;
@@ -331,15 +336,17 @@ fn put_flex_long(out: &mut Vec<u8>, mut u: u64) {
         if u != 0 {
             b |= 0x80;
         }
-        out.push(b);
+        bytes[n] = b;
         n += 1;
         if u == 0 || n == 8 {
             break;
         }
     }
     if n == 8 && u != 0 {
-        out.push(u as u8);
+        bytes[n] = u as u8;
+        n += 1;
     }
+    (bytes, n)
 }
 
 /// Zigzag-encode a signed value (sign-extended to 64 bits).
