@@ -1,6 +1,6 @@
 //! The reader side: one decoder for every family over a bounded [`Reader`].
 
-use crate::component::{BufferKind, Component, Family, Release};
+use crate::component::{BufferKind, Component, Family, FlexTail, Release};
 use crate::encode::MAX_ARRAY_DEPTH;
 use crate::error::{Error, Result};
 use crate::float::{parse_strtod, parse_strtof};
@@ -120,7 +120,10 @@ impl<'a> Dec<'a> {
     /// [`Dec::flex`] beyond the one- and two-byte forms.
     #[inline(never)]
     fn flex_other(&mut self, width: usize) -> Result<u64> {
-        if self.r.remaining() == 0 && self.int_tail && self.rel == Release::OpenPmix4_2 {
+        if self.r.remaining() == 0
+            && self.int_tail
+            && self.rel.profile().flex_tail == FlexTail::RawLastByte
+        {
             return Err(err(
                 Status::ERR_FATAL,
                 self.at(),
@@ -295,7 +298,7 @@ impl<'a> Dec<'a> {
     fn string_slice(&mut self) -> Result<Option<&'a [u8]>> {
         let at = self.at();
         let len = self.i32()?;
-        if len == 0 || (len < 0 && self.rel == Release::Master) {
+        if len == 0 || (len < 0 && self.rel.profile().negative_string_is_null) {
             return Ok(None);
         }
         if len < 0 {
@@ -307,9 +310,10 @@ impl<'a> Dec<'a> {
         }
         let body = self.r.take(len as usize)?;
         // Master forces the last byte to NUL; 4.2.2 keeps it. A C reader stops at the first NUL.
-        let body = match self.rel {
-            Release::Master => &body[..body.len() - 1],
-            Release::OpenPmix4_2 => body,
+        let body = if self.rel.profile().string_forces_nul {
+            &body[..body.len() - 1]
+        } else {
+            body
         };
         Ok(Some(&body[..first_nul(body)]))
     }
@@ -1161,7 +1165,7 @@ impl<'a> Dec<'a> {
                 let pss = self.f32_text()?;
                 let vsize = self.f32_text()?;
                 let rss = self.f32_text()?;
-                if self.rel == Release::OpenPmix4_2 && self.as_read() {
+                if self.rel.profile().proc_stats_reads_peak_vsize && self.as_read() {
                     // 4.2.x reads a peak_vsize its packer never wrote (quirk U10).
                     self.f32_text()?;
                 }
@@ -1315,7 +1319,7 @@ impl<'a> Dec<'a> {
             return Ok(self.r.take(off + digits)?.to_vec());
         }
         let framed = rest.starts_with(b"raw:")
-            || (self.rel == Release::OpenPmix4_2 && rest.starts_with(b"pmix"));
+            || (self.rel.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
         if framed {
             let n = cstr_len(rest).ok_or_else(|| {
                 err(
@@ -1345,7 +1349,7 @@ impl<'a> Dec<'a> {
     }
 
     fn modex_size(&mut self) -> Result<u64> {
-        if self.fam == Family::Legacy12 || self.rel == Release::OpenPmix4_2 {
+        if self.fam == Family::Legacy12 || self.rel.profile().modex_size_tagged {
             self.size()
         } else {
             self.r.be64()
@@ -1498,7 +1502,10 @@ impl<'a> Dec<'a> {
             Family::Legacy20 => DataType(self.r.be16()?),
             _ => self.tag()?,
         };
-        if ty == DataType::UNDEF && self.rel == Release::Master && self.fam != Family::Legacy20 {
+        if ty == DataType::UNDEF
+            && !self.rel.profile().darray_undef_has_size
+            && self.fam != Family::Legacy20
+        {
             return Ok((ty, None));
         }
         let nat = self.at();
@@ -1530,7 +1537,7 @@ impl<'a> Dec<'a> {
                 format!("v20 cannot unpack an array of {ty}"),
             ));
         }
-        if self.rel == Release::OpenPmix4_2 && self.fam != Family::Legacy20 {
+        if self.rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
             if self.as_read() && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty) {
                 return Err(err(
                     Status::ERR_NOMEM,

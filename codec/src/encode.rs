@@ -622,7 +622,7 @@ impl Enc {
                 // Only preg-framed regexes: OpenPMIx crashes packing anything else (quirk U4).
                 let framed = b.starts_with(b"raw:")
                     || b.starts_with(b"blob:")
-                    || (self.rel == Release::OpenPmix4_2 && b.starts_with(b"pmix"));
+                    || (self.rel.profile().regex_pmix_framing && b.starts_with(b"pmix"));
                 if !framed {
                     return Err(fail(
                         Status::ERR_BAD_PARAM,
@@ -725,7 +725,7 @@ impl Enc {
     /// MODEX and INFO_ARRAY sizes: tagged SIZE in 4.2.x, bare be64 in master (quirk R3),
     /// except v12, whose own packers always tag.
     fn modex_size(&mut self, n: u64) {
-        if self.fam == Family::Legacy12 || self.rel == Release::OpenPmix4_2 {
+        if self.fam == Family::Legacy12 || self.rel.profile().modex_size_tagged {
             self.size(n);
         } else {
             self.out.extend_from_slice(&n.to_be_bytes());
@@ -845,7 +845,10 @@ impl Enc {
                 ));
             }
         }
-        if self.depth >= MAX_ARRAY_DEPTH && self.rel == Release::Master && !self.legacy() {
+        if self.depth >= MAX_ARRAY_DEPTH
+            && self.rel.profile().darray_pack_depth_cap
+            && !self.legacy()
+        {
             return Err(fail(
                 Status::ERR_PACK_FAILURE,
                 "DATA_ARRAY nested deeper than 100",
@@ -865,7 +868,7 @@ impl Enc {
             }
             _ => {
                 self.tag(d.ty);
-                if d.ty == DataType::UNDEF && self.rel == Release::Master {
+                if d.ty == DataType::UNDEF && !self.rel.profile().darray_undef_has_size {
                     return Ok(()); // master: the typeless marker has no SIZE (quirk R2)
                 }
                 self.size(d.values.len() as u64);
@@ -949,7 +952,9 @@ impl Enc {
                 self.one(v)
             }
             _ => {
-                if quirks::VALUE_REFUSED_TYPES.contains(&ty) && self.rel == Release::Master {
+                if quirks::VALUE_REFUSED_TYPES.contains(&ty)
+                    && self.rel.profile().value_refuses_types
+                {
                     return Err(fail(
                         Status::ERR_BAD_PARAM,
                         format!("a VALUE cannot carry {ty}"),

@@ -42,7 +42,7 @@ pub mod value;
 pub mod vectors;
 pub mod wire;
 
-pub use component::{BufferKind, Component, Family, Release};
+pub use component::{BufferKind, Component, Family, FlexTail, Profile, Release};
 pub use decode::DecodeOptions;
 
 /// Whether a modern component's unpacker for `ty` fails an empty record at the very end of

@@ -1,6 +1,6 @@
 //! Byte-level primitives: the bounded [`Reader`] cursor and the flexible-integer codec.
 
-use crate::component::Release;
+use crate::component::{FlexTail, Release};
 use crate::error::{Error, Result};
 use crate::status::Status;
 use std::mem::MaybeUninit;
@@ -152,8 +152,8 @@ impl<'a> Reader<'a> {
         let mut shift_last;
         let mut idx = 0usize;
         let mut last;
-        match release {
-            Release::Master => {
+        match release.profile().flex_tail {
+            FlexTail::PastEnd => {
                 // Seven bits a byte for at most 8 bytes, then one raw 8-bit byte.
                 loop {
                     last = bytes[idx];
@@ -180,7 +180,7 @@ impl<'a> Reader<'a> {
                     }
                 }
             }
-            Release::OpenPmix4_2 => {
+            FlexTail::RawLastByte => {
                 // 4.2.2 (psquash flex128): the last byte it may read is taken raw.
                 loop {
                     last = bytes[idx];

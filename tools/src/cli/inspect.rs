@@ -21,7 +21,7 @@ use pmix_codec::attrs::{alloc_directive_string, alloc_inheritance_string};
 use pmix_codec::float::{parse_strtod, parse_strtof};
 use pmix_codec::wire::{unzigzag, Reader};
 use pmix_codec::{
-    quirks, BufferKind, Codec, DataType, Error, Family, Release, Status, MAX_ARRAY_DEPTH,
+    quirks, BufferKind, Codec, DataType, Error, Family, FlexTail, Status, MAX_ARRAY_DEPTH,
 };
 
 /// One dissected field.
@@ -280,7 +280,10 @@ impl<'a> Walker<'a> {
     /// A flexible integer. An empty region fails with -50 where an integer unpack call
     /// begins, but 4.2.x over-reads (-63) for the second or later value of one call (quirk R1).
     fn flex(&mut self, width: usize) -> R<u64> {
-        if self.r.remaining() == 0 && self.int_tail && self.codec.release == Release::OpenPmix4_2 {
+        if self.r.remaining() == 0
+            && self.int_tail
+            && self.codec.release.profile().flex_tail == FlexTail::RawLastByte
+        {
             return Err(fail(
                 Status::ERR_FATAL,
                 self.at(),
@@ -500,8 +503,8 @@ impl<'a> Walker<'a> {
         let at = self.at();
         let (len, how) = self.sint(4)?;
         let len = len as i32;
-        let master = self.codec.release == Release::Master;
-        if len == 0 || (len < 0 && master) {
+        let prof = self.codec.release.profile();
+        if len == 0 || (len < 0 && prof.negative_string_is_null) {
             self.emit(at, format!("{label} length: {len} = NULL  (INT32 {how})"));
             return Ok(None);
         }
@@ -521,16 +524,16 @@ impl<'a> Walker<'a> {
         self.emit(at, format!("{label} length: {len}  (INT32 {how}; {chars})"));
         let bat = self.at();
         let body = self.r.take(len as usize)?;
-        let (kept, note) = match self.codec.release {
-            Release::Master if body[body.len() - 1] != 0 => (
+        let (kept, note) = match prof.string_forces_nul {
+            true if body[body.len() - 1] != 0 => (
                 &body[..body.len() - 1],
                 format!(
                     "; last byte {:02x} is not NUL: forced to NUL",
                     body[body.len() - 1]
                 ),
             ),
-            Release::Master => (&body[..body.len() - 1], String::new()),
-            Release::OpenPmix4_2 => (body, String::new()),
+            true => (&body[..body.len() - 1], String::new()),
+            false => (body, String::new()),
         };
         let end = kept.iter().position(|b| *b == 0).unwrap_or(kept.len());
         let cut = if end < kept.len() {
@@ -539,7 +542,7 @@ impl<'a> Walker<'a> {
             String::new()
         };
         let s = &kept[..end];
-        let term = if master || body.last() == Some(&0) {
+        let term = if prof.string_forces_nul || body.last() == Some(&0) {
             " + NUL"
         } else {
             ""
@@ -1153,7 +1156,7 @@ impl<'a> Walker<'a> {
             self.tag("element type")?
         };
         if ty == DataType::UNDEF
-            && self.codec.release == Release::Master
+            && !self.codec.release.profile().darray_undef_has_size
             && self.fam != Family::Legacy20
         {
             self.note("; no SIZE follows (master)".into());
@@ -1191,7 +1194,7 @@ impl<'a> Walker<'a> {
         }
         let comp = self.codec.component;
         let rel = self.codec.release;
-        if rel == Release::OpenPmix4_2 && self.fam != Family::Legacy20 {
+        if rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
             if self.as_read() && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty) {
                 return Err(fail(
                     Status::ERR_NOMEM,
@@ -1226,7 +1229,7 @@ impl<'a> Walker<'a> {
 
     /// MODEX / INFO_ARRAY size: tagged SIZE in v12 and in 4.2.x, a bare be64 in master (quirk R3).
     fn modex_size(&mut self, label: &str) -> R<u64> {
-        if self.fam == Family::Legacy12 || self.codec.release == Release::OpenPmix4_2 {
+        if self.fam == Family::Legacy12 || self.codec.release.profile().modex_size_tagged {
             self.size(label)
         } else {
             let at = self.at();
@@ -1499,7 +1502,7 @@ impl<'a> Walker<'a> {
                 self.float_text("pss", false)?;
                 self.float_text("vsize", false)?;
                 self.float_text("rss", false)?;
-                if self.codec.release == Release::OpenPmix4_2 && self.as_read() {
+                if self.codec.release.profile().proc_stats_reads_peak_vsize && self.as_read() {
                     // 4.2.x reads a peak_vsize its packer never wrote (quirk U10).
                     self.float_text("peak_vsize (read, never written: quirk U10)", false)?;
                 }
@@ -1605,7 +1608,7 @@ impl<'a> Walker<'a> {
             return Ok(());
         }
         let framed = rest.starts_with(b"raw:")
-            || (self.codec.release == Release::OpenPmix4_2 && rest.starts_with(b"pmix"));
+            || (self.codec.release.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
         if framed {
             let n = cstr_len(rest).ok_or_else(|| {
                 fail(
