@@ -39,6 +39,32 @@
 #include <hwloc.h>
 #endif
 
+/* Which types the library's headers define: the STATS types (61-64) left after 6.0, the
+ * newer structs arrived in 6.0 (70-72), 6.1 (73) and 7.0 (74, 75). A type the headers do
+ * not define has no C layout here; its tokens are skipped and the library's refusal is
+ * what gets observed. */
+#ifdef PMIX_PROC_STATS
+#define ORACLE_HAS_STATS 1
+#endif
+#ifdef PMIX_DEVICE
+#define ORACLE_HAS_DEVICE 1
+#endif
+#ifdef PMIX_RESOURCE_UNIT
+#define ORACLE_HAS_RESOURCE_UNIT 1
+#endif
+#ifdef PMIX_NODE_PID
+#define ORACLE_HAS_NODE_PID 1
+#endif
+#ifdef PMIX_REGEX2
+#define ORACLE_HAS_REGEX2 1
+#endif
+#ifdef PMIX_ALLOC_INHERIT
+#define ORACLE_HAS_ALLOC_INHERIT 1
+#endif
+#ifdef PMIX_RESBLOCK_DIRECTIVE
+#define ORACLE_HAS_RESBLOCK 1
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Deterministic heap.                                                        */
 
@@ -558,7 +584,43 @@ static void sb_type(sbuf_t *b, int t)
 /* types for which this oracle has a token syntax and a C layout */
 static bool has_layout(int t)
 {
-    return t >= T_BOOL && t <= T_STOR_ACCESS_TYPE;
+    switch (t) {
+    case T_PROC_STATS:
+    case T_DISK_STATS:
+    case T_NET_STATS:
+    case T_NODE_STATS:
+#ifdef ORACLE_HAS_STATS
+        return true;
+#else
+        return false;
+#endif
+#ifdef ORACLE_HAS_DEVICE
+    case T_DEVICE:
+        return true;
+#endif
+#ifdef ORACLE_HAS_RESBLOCK
+    case T_RESBLOCK_DIRECTIVE:
+        return true;
+#endif
+#ifdef ORACLE_HAS_RESOURCE_UNIT
+    case T_RESOURCE_UNIT:
+        return true;
+#endif
+#ifdef ORACLE_HAS_NODE_PID
+    case T_NODE_PID:
+        return true;
+#endif
+#ifdef ORACLE_HAS_REGEX2
+    case T_REGEX2:
+        return true;
+#endif
+#ifdef ORACLE_HAS_ALLOC_INHERIT
+    case T_ALLOC_INHERIT:
+        return true;
+#endif
+    default:
+        return t >= T_BOOL && t <= T_STOR_ACCESS_TYPE;
+    }
 }
 
 /* size of one element of type t in a C array; unknown ids get a zeroed
@@ -668,6 +730,7 @@ static size_t esize(int t)
         return sizeof(pmix_topology_t);
     case T_PROC_NSPACE:
         return sizeof(pmix_nspace_t);
+#ifdef ORACLE_HAS_STATS
     case T_PROC_STATS:
         return sizeof(pmix_proc_stats_t);
     case T_DISK_STATS:
@@ -676,6 +739,31 @@ static size_t esize(int t)
         return sizeof(pmix_net_stats_t);
     case T_NODE_STATS:
         return sizeof(pmix_node_stats_t);
+#endif
+#ifdef ORACLE_HAS_DEVICE
+    case T_DEVICE:
+        return sizeof(pmix_device_t);
+#endif
+#ifdef ORACLE_HAS_RESBLOCK
+    case T_RESBLOCK_DIRECTIVE:
+        return sizeof(pmix_resource_block_directive_t);
+#endif
+#ifdef ORACLE_HAS_RESOURCE_UNIT
+    case T_RESOURCE_UNIT:
+        return sizeof(pmix_resource_unit_t);
+#endif
+#ifdef ORACLE_HAS_NODE_PID
+    case T_NODE_PID:
+        return sizeof(pmix_node_pid_t);
+#endif
+#ifdef ORACLE_HAS_REGEX2
+    case T_REGEX2:
+        return sizeof(pmix_regex2_t);
+#endif
+#ifdef ORACLE_HAS_ALLOC_INHERIT
+    case T_ALLOC_INHERIT:
+        return sizeof(pmix_alloc_inheritance_t);
+#endif
     case T_DATA_BUFFER:
         return sizeof(pmix_data_buffer_t);
     default:
@@ -708,6 +796,12 @@ static bool value_by_pointer(int t)
     case T_NODE_STATS:
     case T_DATA_BUFFER:
         return true;
+    case T_DEVICE:
+    case T_RESOURCE_UNIT:
+    case T_NODE_PID:
+    case T_REGEX2:
+        /* pointers in the union where the library knows the type */
+        return has_layout(t);
     case T_QUERY:
         return C_V20 == g_comp;
     default:
@@ -826,6 +920,7 @@ static void build_coord(pmix_coord_t *c)
     }
 }
 
+#ifdef ORACLE_HAS_STATS
 static void build_disk(pmix_disk_stats_t *d)
 {
     d->disk = tok_str("disk");
@@ -851,6 +946,29 @@ static void build_net(pmix_net_stats_t *n)
     n->num_bytes_sent = tok_int(64, "net counter");
     n->num_packets_sent = tok_int(64, "net counter");
     n->num_send_errs = tok_int(64, "net counter");
+}
+#endif
+
+static void skip_timeval(void)
+{
+    (void) tok_int(64, "tv_sec");
+    (void) tok_int(64, "tv_usec");
+}
+
+static void skip_disk(void)
+{
+    (void) tok_str("disk");
+    for (int i = 0; i < 11; i++) {
+        (void) tok_int(64, "disk counter");
+    }
+}
+
+static void skip_net(void)
+{
+    (void) tok_str("net_interface");
+    for (int i = 0; i < 6; i++) {
+        (void) tok_int(64, "net counter");
+    }
 }
 
 /* tokens of the types 4.2.2 does not know (same syntax as the Rust side);
@@ -880,6 +998,43 @@ static void skip_unknown(int t)
     case T_REGEX2:
         (void) tok_str("kind");
         (void) tok_bytes(&n, "regex");
+        break;
+    case T_PROC_STATS:
+        (void) tok_str("node");
+        (void) tok_str("proc nspace");
+        (void) tok_int(32, "proc rank");
+        (void) tok_int(32, "pid");
+        (void) tok_str("cmd");
+        (void) tok_int(8, "state");
+        skip_timeval();
+        (void) tok_int(32, "priority");
+        (void) tok_int(16, "num_threads");
+        for (int i = 0; i < 4; i++) {
+            (void) tok_float("stat");
+        }
+        (void) tok_int(16, "processor");
+        skip_timeval();
+        break;
+    case T_DISK_STATS:
+        skip_disk();
+        break;
+    case T_NET_STATS:
+        skip_net();
+        break;
+    case T_NODE_STATS:
+        (void) tok_str("node");
+        for (int i = 0; i < 11; i++) {
+            (void) tok_float("stat");
+        }
+        skip_timeval();
+        n = tok_count(true, "ndiskstats");
+        for (size_t i = 0; i < n; i++) {
+            skip_disk();
+        }
+        n = tok_count(true, "nnetstats");
+        for (size_t i = 0; i < n; i++) {
+            skip_net();
+        }
         break;
     default:
         /* an id without a token syntax: exactly one token per value */
@@ -1163,6 +1318,7 @@ static void build_elem(int t, void *dst, char *limit)
         d->bytes_used = n;
         return;
     }
+#ifdef ORACLE_HAS_STATS
     case T_PROC_STATS: {
         pmix_proc_stats_t *p = dst;
         p->node = tok_str("node");
@@ -1210,6 +1366,52 @@ static void build_elem(int t, void *dst, char *limit)
         s->netstats = n ? build_array(T_NET_STATS, n) : NULL;
         return;
     }
+#endif
+#ifdef ORACLE_HAS_DEVICE
+    case T_DEVICE: {
+        pmix_device_t *d = dst;
+        d->uuid = tok_str("uuid");
+        d->osname = tok_str("osname");
+        d->type = (pmix_device_type_t) tok_int(64, "devtype");
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_RESBLOCK
+    case T_RESBLOCK_DIRECTIVE:
+        *(pmix_resource_block_directive_t *) dst = (uint8_t) tok_int(8, "resblock directive");
+        return;
+#endif
+#ifdef ORACLE_HAS_RESOURCE_UNIT
+    case T_RESOURCE_UNIT: {
+        pmix_resource_unit_t *r = dst;
+        r->type = (pmix_device_type_t) tok_int(64, "devtype");
+        r->count = (size_t) tok_int(64, "count");
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_NODE_PID
+    case T_NODE_PID: {
+        pmix_node_pid_t *x = dst;
+        x->hostname = tok_str("hostname");
+        x->nodeid = (uint32_t) tok_int(32, "nodeid");
+        x->pid = (pid_t) (int32_t) tok_int(32, "pid");
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_REGEX2
+    case T_REGEX2: {
+        pmix_regex2_t *r = dst;
+        r->type = tok_str("kind");
+        r->bytes = tok_bytes(&n, "regex");
+        r->len = n;
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_ALLOC_INHERIT
+    case T_ALLOC_INHERIT:
+        *(pmix_alloc_inheritance_t *) dst = (uint8_t) tok_int(8, "inheritance");
+        return;
+#endif
     default:
         skip_unknown(t);
         return;
@@ -1366,6 +1568,7 @@ static void pr_coord(sbuf_t *o, const pmix_coord_t *c)
     }
 }
 
+#ifdef ORACLE_HAS_STATS
 static void pr_disk(sbuf_t *o, const pmix_disk_stats_t *d)
 {
     pr_str(o, d->disk);
@@ -1392,6 +1595,7 @@ static void pr_net(sbuf_t *o, const pmix_net_stats_t *n)
     sb_tok(o, "%llu", (unsigned long long) n->num_packets_sent);
     sb_tok(o, "%llu", (unsigned long long) n->num_send_errs);
 }
+#endif
 
 static void pr_elem(sbuf_t *o, int t, const void *src)
 {
@@ -1653,6 +1857,7 @@ static void pr_elem(sbuf_t *o, int t, const void *src)
         pr_bytes(o, d->base_ptr, d->bytes_used);
         return;
     }
+#ifdef ORACLE_HAS_STATS
     case T_PROC_STATS: {
         const pmix_proc_stats_t *p = src;
         pr_str(o, p->node);
@@ -1698,6 +1903,51 @@ static void pr_elem(sbuf_t *o, int t, const void *src)
         pr_array(o, T_NET_STATS, s->netstats, s->nnetstats);
         return;
     }
+#endif
+#ifdef ORACLE_HAS_DEVICE
+    case T_DEVICE: {
+        const pmix_device_t *d = src;
+        pr_str(o, d->uuid);
+        pr_str(o, d->osname);
+        sb_tok(o, "%llu", (unsigned long long) d->type);
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_RESBLOCK
+    case T_RESBLOCK_DIRECTIVE:
+        sb_tok(o, "%u", (unsigned) *(const uint8_t *) src);
+        return;
+#endif
+#ifdef ORACLE_HAS_RESOURCE_UNIT
+    case T_RESOURCE_UNIT: {
+        const pmix_resource_unit_t *r = src;
+        sb_tok(o, "%llu", (unsigned long long) r->type);
+        sb_tok(o, "%zu", r->count);
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_NODE_PID
+    case T_NODE_PID: {
+        const pmix_node_pid_t *x = src;
+        pr_str(o, x->hostname);
+        sb_tok(o, "%u", (unsigned) x->nodeid);
+        sb_tok(o, "%d", (int) x->pid);
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_REGEX2
+    case T_REGEX2: {
+        const pmix_regex2_t *r = src;
+        pr_str(o, r->type);
+        pr_bytes(o, r->bytes, r->len);
+        return;
+    }
+#endif
+#ifdef ORACLE_HAS_ALLOC_INHERIT
+    case T_ALLOC_INHERIT:
+        sb_tok(o, "%u", (unsigned) *(const uint8_t *) src);
+        return;
+#endif
     default:
         /* no C layout for this id (the library cannot produce it) */
         sb_tok(o, "?");
