@@ -51,6 +51,15 @@ pub enum Release {
     /// OpenPMIx 4.2.x (Debian's libpmix 4.2.2): v12 ... v41, v41 registers STATS 61-64,
     /// DATA_ARRAY of UNDEF carries a SIZE, INFO_ARRAY/MODEX sizes are tagged.
     OpenPmix4_2,
+    /// OpenPMIx 5.0.x (Debian trixie's 5.0.7): byte-identical to 4.2.x but for quirk U13.
+    OpenPmix5_0,
+    /// OpenPMIx 6.0.x (built from tag v6.0.0): v12 ... v51.
+    OpenPmix6_0,
+    /// OpenPMIx 6.1.x (built from tag v6.1.0): all eight names, but its v61 lacks types 74 and 75.
+    OpenPmix6_1,
+    /// OpenPMIx 7.0 (Debian sid's 7.0.0rc1): v21 ... v61 (v12 and v20 are gone), v61 with
+    /// REGEX2 and ALLOC_INHERIT.
+    OpenPmix7_0,
     /// OpenPMIx master (7.0.0a1, commit 494e9d9d): all eight components, v61 with REGEX2 and ALLOC_INHERIT.
     #[default]
     Master,
@@ -66,6 +75,17 @@ pub enum FlexTail {
     PastEnd,
 }
 
+impl Profile {
+    /// Whether the SIZE in front of a MODEX or INFO_ARRAY carries a UINT64 tag (quirk R3).
+    pub fn size_tagged(&self, ty: DataType, fam: Family) -> bool {
+        fam == Family::Legacy12
+            || match ty {
+                DataType::MODEX => self.modex_size_tagged_in.contains(&fam),
+                _ => self.info_array_size_tagged_in.contains(&fam),
+            }
+    }
+}
+
 /// What a release does differently: the data behind a [`Release`] name.
 ///
 /// Every field is consulted at one place in the encoder or decoder; none selects a copy of
@@ -78,10 +98,13 @@ pub struct Profile {
     pub library: &'static str,
     /// The components the release registers, oldest first.
     pub components: &'static [Component],
-    /// Components that register the STATS types 61-64 (quirk R4).
-    pub stats_in: &'static [Component],
-    /// Components that register types 73-75 (REGEX2 ... ALLOC_INHERIT).
-    pub newest_types_in: &'static [Component],
+    /// The library releases that judge this profile (each is made available by
+    /// `tools/peers.sh make RELEASE`); empty where only recordings judge it.
+    pub judged_by: &'static [&'static str],
+    /// Type ids whose registration differs between releases: `(first, last, components)`
+    /// says which components register the ids `first..=last` (quirk R4 for the STATS
+    /// types). Ids not listed follow the rules every release shares.
+    pub registrations: &'static [(u16, u16, &'static [Component])],
     /// Flex-integer truncation (quirk R1).
     pub flex_tail: FlexTail,
     /// A negative string length reads as NULL (master) instead of failing (4.2.x).
@@ -92,16 +115,35 @@ pub struct Profile {
     pub proc_stats_reads_peak_vsize: bool,
     /// A REGEX framed as `pmix...` is accepted (4.2.x) besides `raw:`/`blob:` (quirk U4).
     pub regex_pmix_framing: bool,
-    /// INFO_ARRAY/MODEX sizes carry a UINT64 tag in v20/v21/v3 (quirk R3).
-    pub modex_size_tagged: bool,
+    /// Families in which the SIZE in front of a MODEX carries a UINT64 tag (quirk R3;
+    /// v12 always tags).
+    pub modex_size_tagged_in: &'static [Family],
+    /// Families in which the SIZE in front of an INFO_ARRAY carries a UINT64 tag (quirk R3).
+    pub info_array_size_tagged_in: &'static [Family],
     /// DATA_ARRAY of UNDEF carries a SIZE after its tag (quirk R2).
     pub darray_undef_has_size: bool,
     /// Nested DATA_ARRAY packing stops at the depth cap with PACK_FAILURE.
     pub darray_pack_depth_cap: bool,
     /// pack_val refuses the types of [`crate::quirks::VALUE_REFUSED_TYPES`].
     pub value_refuses_types: bool,
-    /// DATA_ARRAY unpack constructs only the types of [`crate::quirks::DARRAY_CONSTRUCT_4_2`].
+    /// DATA_ARRAY unpack constructs only the types of [`crate::quirks::DARRAY_CONSTRUCT_4_2`]
+    /// and these (quirk U8).
     pub darray_construct_4_2: bool,
+    /// Element types the release's DATA_ARRAY unpacker constructs beyond
+    /// [`crate::quirks::DARRAY_CONSTRUCT_4_2`], where `darray_construct_4_2` is set (quirk U8).
+    pub darray_constructs_also: &'static [DataType],
+    /// Families whose INFO_ARRAY unpacker expects a tagged SIZE even where the packer
+    /// writes a bare one (quirks L2, R3: v20 in 6.0 and 6.1).
+    pub info_array_unpack_tagged_in: &'static [Family],
+    /// Element types whose DATA_ARRAY the unpacker cannot construct (-32), although the
+    /// packer writes them (quirk U8).
+    pub darray_unpack_refuses: &'static [DataType],
+    /// Types a VALUE's unpacker does not know (-20), although its packer writes them
+    /// (quirk R8).
+    pub value_unpack_refuses: &'static [DataType],
+    /// PMIX_INFO_CREATE marks the last element PMIX_INFO_ARRAY_END, which v12's APP
+    /// unpacker leaves in place (quirk U13); from 5.0 on the receiver sees 0.
+    pub info_create_marks_end: bool,
     /// pack_val's pointer-valued list includes the STATS types (4.2.x) rather than the newer
     /// structs DEVICE, RESOURCE_UNIT, NODE_PID, REGEX2 (master).
     pub pointer_values_stats: bool,
@@ -116,24 +158,42 @@ const V12_V41: &[Component] = &[
     Component::V41,
 ];
 
+const V51_V61: &[Component] = &[Component::V51, Component::V61];
+const LEGACY20_CONVERGED: &[Family] = &[Family::Legacy20, Family::Converged];
+
 /// OpenPMIx 4.2.x, and 5.0.x (byte-identical).
 const PROFILE_4_2: Profile = Profile {
     name: "4.2",
     library: "OpenPMIx 4.2.2 (Debian 12 libpmix-dev 4.2.2-1+deb12u1)",
     components: V12_V41,
-    stats_in: &[Component::V41],
-    newest_types_in: &[],
+    judged_by: &["4.2.2"],
+    registrations: &[(61, 64, &[Component::V41]), (70, 75, &[])],
     flex_tail: FlexTail::RawLastByte,
     negative_string_is_null: false,
     string_forces_nul: false,
     proc_stats_reads_peak_vsize: true,
     regex_pmix_framing: true,
-    modex_size_tagged: true,
+    modex_size_tagged_in: LEGACY20_CONVERGED,
+    info_array_size_tagged_in: LEGACY20_CONVERGED,
     darray_undef_has_size: true,
     darray_pack_depth_cap: false,
     value_refuses_types: false,
     darray_construct_4_2: true,
+    darray_constructs_also: &[],
+    info_array_unpack_tagged_in: LEGACY20_CONVERGED,
+    darray_unpack_refuses: &[],
+    value_unpack_refuses: &[],
+    info_create_marks_end: true,
     pointer_values_stats: true,
+};
+
+/// OpenPMIx 5.0.x (Debian trixie's 5.0.7): 4.2.x but for quirk U13.
+const PROFILE_5_0: Profile = Profile {
+    name: "5.0",
+    library: "OpenPMIx 5.0.7 (Debian trixie libpmix-dev)",
+    judged_by: &["5.0.7"],
+    info_create_marks_end: false,
+    ..PROFILE_4_2
 };
 
 /// OpenPMIx master at commit 494e9d9d.
@@ -141,31 +201,126 @@ const PROFILE_MASTER: Profile = Profile {
     name: "master",
     library: "OpenPMIx master 494e9d9d (7.0.0a1)",
     components: &Component::ALL,
-    stats_in: &[],
-    newest_types_in: &[Component::V61],
+    judged_by: &[],
+    registrations: &[
+        (61, 64, &[]),
+        (70, 72, V51_V61),
+        (73, 75, &[Component::V61]),
+    ],
     flex_tail: FlexTail::PastEnd,
     negative_string_is_null: true,
     string_forces_nul: true,
     proc_stats_reads_peak_vsize: false,
     regex_pmix_framing: false,
-    modex_size_tagged: false,
+    modex_size_tagged_in: &[],
+    info_array_size_tagged_in: &[],
     darray_undef_has_size: false,
     darray_pack_depth_cap: true,
     value_refuses_types: true,
     darray_construct_4_2: false,
+    darray_constructs_also: &[],
+    info_array_unpack_tagged_in: &[],
+    darray_unpack_refuses: &[],
+    value_unpack_refuses: &[],
+    info_create_marks_end: false,
     pointer_values_stats: false,
 };
 
+/// OpenPMIx 6.0.0 (tag v6.0.0, e87b2ee8).
+const PROFILE_6_0: Profile = Profile {
+    name: "6.0",
+    library: "OpenPMIx 6.0.0 (tag v6.0.0, commit e87b2ee8)",
+    components: &[
+        Component::V12,
+        Component::V20,
+        Component::V21,
+        Component::V3,
+        Component::V4,
+        Component::V41,
+        Component::V51,
+    ],
+    judged_by: &["6.0.0"],
+    registrations: &[
+        (61, 64, &[Component::V41]),
+        (70, 72, &[Component::V51]),
+        (73, 75, &[]),
+    ],
+    modex_size_tagged_in: &[Family::Legacy20],
+    darray_undef_has_size: true,
+    darray_construct_4_2: true,
+    darray_constructs_also: &[DataType::DEVICE, DataType::RESOURCE_UNIT],
+    info_array_unpack_tagged_in: &[Family::Legacy20],
+    proc_stats_reads_peak_vsize: true,
+    ..PROFILE_MASTER
+};
+
+/// OpenPMIx 6.1.0 (tag v6.1.0, ad8d0b75).
+const PROFILE_6_1: Profile = Profile {
+    name: "6.1",
+    library: "OpenPMIx 6.1.0 (tag v6.1.0, commit ad8d0b75)",
+    components: &Component::ALL,
+    judged_by: &["6.1.0"],
+    registrations: &[
+        (61, 64, &[]),
+        (70, 72, V51_V61),
+        (73, 73, &[Component::V61]),
+        (74, 75, &[]),
+    ],
+    modex_size_tagged_in: &[Family::Legacy20],
+    darray_undef_has_size: true,
+    darray_construct_4_2: true,
+    darray_constructs_also: &[DataType::DEVICE, DataType::RESOURCE_UNIT],
+    info_array_unpack_tagged_in: &[Family::Legacy20],
+    ..PROFILE_MASTER
+};
+
+/// OpenPMIx 7.0.0rc1 (Debian sid libpmix-dev).
+const PROFILE_7_0: Profile = Profile {
+    name: "7.0",
+    library: "OpenPMIx 7.0.0rc1 (Debian sid libpmix-dev 7.0.0~rc1)",
+    components: &[
+        Component::V21,
+        Component::V3,
+        Component::V4,
+        Component::V41,
+        Component::V51,
+        Component::V61,
+    ],
+    judged_by: &["7.0.0rc1"],
+    darray_unpack_refuses: &[DataType::MODEX, DataType::INFO_ARRAY],
+    value_unpack_refuses: &[DataType::COMPRESSED_STRING],
+    ..PROFILE_MASTER
+};
+
 impl Release {
-    /// Every release profile.
-    pub const ALL: [Release; 2] = [Release::OpenPmix4_2, Release::Master];
+    /// Every release profile, oldest first.
+    pub const ALL: [Release; 6] = [
+        Release::OpenPmix4_2,
+        Release::OpenPmix5_0,
+        Release::OpenPmix6_0,
+        Release::OpenPmix6_1,
+        Release::OpenPmix7_0,
+        Release::Master,
+    ];
 
     /// The data that makes this release differ.
     pub const fn profile(self) -> &'static Profile {
         match self {
             Release::OpenPmix4_2 => &PROFILE_4_2,
+            Release::OpenPmix5_0 => &PROFILE_5_0,
+            Release::OpenPmix6_0 => &PROFILE_6_0,
+            Release::OpenPmix6_1 => &PROFILE_6_1,
+            Release::OpenPmix7_0 => &PROFILE_7_0,
             Release::Master => &PROFILE_MASTER,
         }
+    }
+
+    /// The profile judged by a library release (`4.2.2`, `5.0.7`, `6.0.0`, `6.1.0`,
+    /// `7.0.0rc1`), if any.
+    pub fn judged_by(library: &str) -> Option<Release> {
+        Release::ALL
+            .into_iter()
+            .find(|r| r.profile().judged_by.contains(&library))
     }
 
     /// The profile's short name as used on command lines and in vector files.
@@ -182,6 +337,20 @@ impl Release {
     pub fn ships(self, c: Component) -> bool {
         self.components().contains(&c)
     }
+
+    /// Why a codec for `c` in this release is refused, if it is: the release does not
+    /// register that component (OpenPMIx 7.0 has no v12/v20, 4.2.x no v51/v61), so
+    /// `pmix_bfrops_base_assign_module` would find nothing.
+    pub fn refusal(self, c: Component) -> Option<String> {
+        (!self.ships(c)).then(|| {
+            let names: Vec<&str> = self.components().iter().map(|c| c.name()).collect();
+            format!(
+                "{} does not register bfrops component {c} (it registers {})",
+                self.profile().library,
+                names.join(" ")
+            )
+        })
+    }
 }
 
 impl FromStr for Release {
@@ -189,9 +358,14 @@ impl FromStr for Release {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "4.2" | "4.2.2" | "openpmix-4.2" | "OpenPmix4_2" => Ok(Release::OpenPmix4_2),
+            "5.0" | "5.0.7" | "OpenPmix5_0" => Ok(Release::OpenPmix5_0),
+            "6.0" | "6.0.0" | "OpenPmix6_0" => Ok(Release::OpenPmix6_0),
+            "6.1" | "6.1.0" | "OpenPmix6_1" => Ok(Release::OpenPmix6_1),
+            "7.0" | "7.0.0rc1" | "OpenPmix7_0" => Ok(Release::OpenPmix7_0),
             "master" | "Master" | "7.0.0a1" => Ok(Release::Master),
             _ => Err(format!(
-                "unknown release profile {s:?} (expected 4.2 or master)"
+                "unknown release profile {s:?} (expected one of {})",
+                Release::ALL.map(|r| r.name()).join(" ")
             )),
         }
     }
@@ -253,9 +427,12 @@ impl Component {
             45 | 46 => self >= Component::V3,
             47..=59 => self >= Component::V4,
             60 | 65..=69 => self >= Component::V41,
-            61..=64 => release.profile().stats_in.contains(&self), // quirk R4
-            70..=72 => self >= Component::V51,
-            73..=75 => release.profile().newest_types_in.contains(&self),
+            61..=64 | 70..=75 => release
+                .profile()
+                .registrations
+                .iter()
+                .find(|(lo, hi, _)| (*lo..=*hi).contains(&id))
+                .is_some_and(|(_, _, comps)| comps.contains(&self)),
             _ => false,
         }
     }

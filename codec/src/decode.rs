@@ -530,6 +530,10 @@ impl<'a> Dec<'a> {
 
     /// A call's described-mode count tag and count: (values sent, where the count is).
     fn call_header(&mut self, ty: DataType, capacity: usize) -> Result<(usize, usize)> {
+        if let Some(reason) = self.rel.refusal(self.comp) {
+            // A component the release does not register unpacks nothing.
+            return Err(err(Status::ERR_NOT_SUPPORTED, self.at(), reason));
+        }
         if capacity == 0 {
             return Err(err(
                 Status::ERR_UNPACK_INADEQUATE_SPACE,
@@ -941,12 +945,27 @@ impl<'a> Dec<'a> {
 
     #[inline(never)]
     fn info_array(&mut self, at: usize) -> Result<Value> {
-        let n = if self.fam == Family::Legacy20 && !self.as_read() {
+        let n = if self.fam == Family::Legacy20
+            && !self.as_read()
+            && self
+                .rel
+                .profile()
+                .size_tagged(DataType::INFO_ARRAY, self.fam)
+        {
             // As written by the base SIZE packer: the always-tag only (quirk L2).
             let remote = self.tag()?;
             self.int_of(remote)? as u64
+        } else if self.as_read()
+            && self
+                .rel
+                .profile()
+                .info_array_unpack_tagged_in
+                .contains(&self.fam)
+        {
+            // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
+            self.size()?
         } else {
-            self.modex_size()?
+            self.modex_size(DataType::INFO_ARRAY)?
         };
         let n = self.count_check(n, at, "INFO_ARRAY")?;
         // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
@@ -1038,7 +1057,7 @@ impl<'a> Dec<'a> {
             DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.sized_bytes()?),
             DataType::DATA_BUFFER => Value::DataBuffer(self.sized_bytes()?),
             DataType::MODEX => {
-                let n = self.modex_size()?;
+                let n = self.modex_size(DataType::MODEX)?;
                 let n = self.count_check(n, at, "MODEX")?;
                 Value::Modex(self.r.take(n)?.to_vec())
             }
@@ -1348,8 +1367,8 @@ impl<'a> Dec<'a> {
         ))
     }
 
-    fn modex_size(&mut self) -> Result<u64> {
-        if self.fam == Family::Legacy12 || self.rel.profile().modex_size_tagged {
+    fn modex_size(&mut self, ty: DataType) -> Result<u64> {
+        if self.rel.profile().size_tagged(ty, self.fam) {
             self.size()
         } else {
             self.r.be64()
@@ -1441,7 +1460,10 @@ impl<'a> Dec<'a> {
         for _ in 0..ninfo {
             info.push(self.info()?);
         }
-        if self.fam == Family::Legacy12 && self.as_read() {
+        if self.fam == Family::Legacy12
+            && self.as_read()
+            && self.rel.profile().info_create_marks_end
+        {
             // v12 has no flags on the wire, so the array-end marker that PMIX_INFO_CREATE
             // puts on the last element is what the receiver sees (quirk U13).
             if let Some(last) = info.last_mut() {
@@ -1538,7 +1560,10 @@ impl<'a> Dec<'a> {
             ));
         }
         if self.rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
-            if self.as_read() && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty) {
+            if self.as_read()
+                && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
+                && !self.rel.profile().darray_constructs_also.contains(&ty)
+            {
                 return Err(err(
                     Status::ERR_NOMEM,
                     at,
@@ -1553,11 +1578,14 @@ impl<'a> Dec<'a> {
                 ));
             }
         }
-        if !self.comp.registers(ty, self.rel) || ty == DataType::REGEX {
+        if !self.comp.registers(ty, self.rel)
+            || ty == DataType::REGEX
+            || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty))
+        {
             return Err(err(
                 Status::ERR_NOMEM,
                 at,
-                format!("cannot construct an array of {ty}"),
+                format!("cannot construct an array of {ty} (quirk U8 where registered)"),
             ));
         }
         Ok((ty, Some(n)))
@@ -1570,6 +1598,7 @@ impl<'a> Dec<'a> {
             && ty != DataType::UNDEF
             && !quirks::VALUE_REFUSED_TYPES.contains(&ty)
             && self.comp.registers(ty, self.rel)
+            && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty))
         {
             return self.one_into(ty, slot);
         }
@@ -1647,6 +1676,16 @@ impl<'a> Dec<'a> {
                         Status::ERR_UNKNOWN_DATA_TYPE,
                         at,
                         format!("{} has no VALUE of {ty}", self.comp),
+                    ));
+                }
+                if self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty) {
+                    return Err(err(
+                        Status::ERR_UNPACK_FAILURE,
+                        at,
+                        format!(
+                            "the VALUE unpacker of {} does not know {ty} (quirk R8)",
+                            self.rel
+                        ),
                     ));
                 }
                 self.one(ty)

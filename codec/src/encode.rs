@@ -262,9 +262,18 @@ impl Enc {
     /// One top-level pack call: [tag INT32] count [tag T] payload.
     ///
     /// A value of another type than the call's fails the call before anything is written.
+    /// A component the release does not register packs nothing (PMIX_ERR_NOT_SUPPORTED).
+    fn refuse_unshipped(&self) -> Result<()> {
+        match self.rel.refusal(self.comp) {
+            Some(reason) => Err(fail(Status::ERR_NOT_SUPPORTED, reason)),
+            None => Ok(()),
+        }
+    }
+
     /// The element types that [`Enc::values`] checks as it goes are not scanned first:
     /// when the call fails, the scan runs then, and a mismatch found rolls the call back.
     pub fn pack_call(&mut self, item: &Item) -> Result<()> {
+        self.refuse_unshipped()?;
         let start = self.out.len();
         if !self.checks_as_it_goes(item.ty) {
             if let Some(e) = type_mismatch(item) {
@@ -320,6 +329,7 @@ impl Enc {
     /// One BYTE_OBJECT pack call of `objects`: the bytes [`Enc::pack_call`] writes for an
     /// item of as many [`Value::ByteObject`]s, from the caller's slices.
     pub fn pack_byte_objects<B: AsRef<[u8]>>(&mut self, objects: &[B]) -> Result<()> {
+        self.refuse_unshipped()?;
         self.call_count(objects.len())?;
         self.buffer_prologue(DataType::BYTE_OBJECT)?;
         self.byte_objects(objects.iter().map(|b| Some(b.as_ref())));
@@ -391,6 +401,20 @@ impl Enc {
                 // One sentinel byte per pack call, whatever the count (quirk P1).
                 self.u8(1);
                 return Ok(());
+            }
+            (Family::Converged | Family::Modern, DataType::DATA_ARRAY)
+                if !self.rel.profile().darray_undef_has_size =>
+            {
+                // OpenPMIx returns after a typeless array's tag and silently drops the
+                // arrays after it in the same call (quirk R2): refuse rather than lose data.
+                let typeless =
+                    |v: &Value| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF);
+                if vals.len() > 1 && vals[..vals.len() - 1].iter().any(typeless) {
+                    return Err(fail(
+                        Status::ERR_BAD_PARAM,
+                        "a DATA_ARRAY of UNDEF followed by more arrays in one call: OpenPMIx drops the rest (quirk R2)",
+                    ));
+                }
             }
             _ => {}
         }
@@ -490,13 +514,18 @@ impl Enc {
 
     #[inline(never)]
     fn info_array(&mut self, infos: &[Info]) -> Result<()> {
-        if self.fam == Family::Legacy20 {
+        if self.fam == Family::Legacy20
+            && self
+                .rel
+                .profile()
+                .size_tagged(DataType::INFO_ARRAY, self.fam)
+        {
             // v20's INFO_ARRAY packer uses the base SIZE packer: the always-tag but no
             // described-mode tag (quirk L2); its unpacker expects both.
             self.tag(DataType::UINT64);
             self.u64(infos.len() as u64);
         } else {
-            self.modex_size(infos.len() as u64);
+            self.modex_size(DataType::INFO_ARRAY, infos.len() as u64);
         }
         for i in infos {
             if self.fam == Family::Legacy20 {
@@ -552,7 +581,7 @@ impl Enc {
             }
             Value::DataBuffer(b) => self.bytes_sized(b),
             Value::Modex(b) => {
-                self.modex_size(b.len() as u64);
+                self.modex_size(DataType::MODEX, b.len() as u64);
                 self.out.extend_from_slice(b);
             }
             Value::Persist(x) | Value::Scope(x) | Value::DataRange(x) => {
@@ -724,8 +753,8 @@ impl Enc {
 
     /// MODEX and INFO_ARRAY sizes: tagged SIZE in 4.2.x, bare be64 in master (quirk R3),
     /// except v12, whose own packers always tag.
-    fn modex_size(&mut self, n: u64) {
-        if self.fam == Family::Legacy12 || self.rel.profile().modex_size_tagged {
+    fn modex_size(&mut self, ty: DataType, n: u64) {
+        if self.rel.profile().size_tagged(ty, self.fam) {
             self.size(n);
         } else {
             self.out.extend_from_slice(&n.to_be_bytes());

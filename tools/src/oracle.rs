@@ -88,10 +88,63 @@ pub fn ensure_built() -> Result<PathBuf, String> {
     Ok(out)
 }
 
+/// The real OpenPMIx releases an oracle can be built against, oldest first
+/// (`tools/peers.sh list` says which are available on this machine).
+pub const LIBRARIES: [&str; 5] = ["4.2.2", "5.0.7", "6.0.0", "6.1.0", "7.0.0rc1"];
+
+/// The command that makes a library release available (for messages).
+pub fn make_command(library: &str) -> String {
+    match library {
+        "6.0.0" | "6.1.0" => format!(
+            "bash tools/peers.sh make {library} --openpmix-src DIR   (DIR holds openpmix-v{library}.tar.xz and its oac archive)"
+        ),
+        _ => format!("bash tools/peers.sh make {library}"),
+    }
+}
+
+/// The oracle built against library release `library` by `tools/peers.sh oracle`
+/// (rebuilt when its source changed). `Err` says why it is not available and how to make
+/// it so.
+pub fn ensure_built_for(library: &str) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let o = Command::new("bash")
+        .arg(root.join("tools/peers.sh"))
+        .args(["-q", "oracle", library])
+        .output()
+        .map_err(|e| format!("cannot run tools/peers.sh: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "OpenPMIx {library} is not available here: {}make it with `{}`",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .filter(|l| l.contains("error"))
+                .map(|l| format!("{}; ", l.trim()))
+                .collect::<String>(),
+            make_command(library)
+        ));
+    }
+    let path = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    Ok(PathBuf::from(path))
+}
+
 impl Oracle {
-    /// Build (if needed) and start the oracle.
+    /// Build (if needed) and start the oracle against the installed libpmix (pkg-config).
     pub fn start() -> Result<Oracle, String> {
-        let path = ensure_built()?;
+        Self::start_at(ensure_built()?)
+    }
+
+    /// Start the oracle for a library release made available by `tools/peers.sh`.
+    pub fn start_for(library: &str) -> Result<Oracle, String> {
+        Self::start_at(ensure_built_for(library)?)
+    }
+
+    /// Start an oracle binary (or launcher) at `path`.
+    pub fn start_at(path: PathBuf) -> Result<Oracle, String> {
         let mut o = Oracle {
             path,
             child: None,

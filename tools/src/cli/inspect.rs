@@ -910,12 +910,29 @@ impl<'a> Walker<'a> {
     /// (quirk U11), and v20 reads the size with its own SIZE unpacker (quirk L2).
     fn info_array(&mut self, label: &str, at: usize) -> R<()> {
         let h = self.open(format!("{label} INFO_ARRAY"))?;
-        let n = if self.fam == Family::Legacy20 && !self.as_read() {
+        let n = if self.fam == Family::Legacy20
+            && !self.as_read()
+            && self
+                .codec
+                .release
+                .profile()
+                .size_tagged(DataType::INFO_ARRAY, self.fam)
+        {
             // As written by the base SIZE packer: the always-tag only (quirk L2).
             let remote = self.tag("size int tag")?;
             self.int_of(remote, DataType::SIZE, "size")? as u64
+        } else if self.as_read()
+            && self
+                .codec
+                .release
+                .profile()
+                .info_array_unpack_tagged_in
+                .contains(&self.fam)
+        {
+            // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
+            self.size("size")?
         } else {
-            self.modex_size("size")?
+            self.modex_size(DataType::INFO_ARRAY, "size")?
         };
         let n = self.count_check(n, at, "INFO_ARRAY")?;
         if self.info_arrays >= MAX_ARRAY_DEPTH {
@@ -1088,6 +1105,14 @@ impl<'a> Walker<'a> {
                         format!("{} has no VALUE of {ty}", self.codec.component),
                     ));
                 }
+                let rel = self.codec.release;
+                if self.as_read() && rel.profile().value_unpack_refuses.contains(&ty) {
+                    return Err(fail(
+                        Status::ERR_UNPACK_FAILURE,
+                        at,
+                        format!("the VALUE unpacker of {rel} does not know {ty} (quirk R8)"),
+                    ));
+                }
                 self.one(ty, label)
             }
         }
@@ -1122,7 +1147,11 @@ impl<'a> Walker<'a> {
         for i in 0..ninfo {
             self.info(&format!("info[{i}]"))?;
         }
-        if self.fam == Family::Legacy12 && self.as_read() && ninfo > 0 {
+        if self.fam == Family::Legacy12
+            && self.as_read()
+            && ninfo > 0
+            && self.codec.release.profile().info_create_marks_end
+        {
             self.fields.push(Field {
                 offset: self.at(),
                 len: 0,
@@ -1195,7 +1224,10 @@ impl<'a> Walker<'a> {
         let comp = self.codec.component;
         let rel = self.codec.release;
         if rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
-            if self.as_read() && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty) {
+            if self.as_read()
+                && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
+                && !rel.profile().darray_constructs_also.contains(&ty)
+            {
                 return Err(fail(
                     Status::ERR_NOMEM,
                     at,
@@ -1210,11 +1242,14 @@ impl<'a> Walker<'a> {
                 ));
             }
         }
-        if !comp.registers(ty, rel) || ty == DataType::REGEX {
+        if !comp.registers(ty, rel)
+            || ty == DataType::REGEX
+            || (self.as_read() && rel.profile().darray_unpack_refuses.contains(&ty))
+        {
             return Err(fail(
                 Status::ERR_NOMEM,
                 at,
-                format!("cannot construct an array of {ty}"),
+                format!("cannot construct an array of {ty} (quirk U8 where registered)"),
             ));
         }
         self.arrays += 1;
@@ -1228,8 +1263,8 @@ impl<'a> Walker<'a> {
     }
 
     /// MODEX / INFO_ARRAY size: tagged SIZE in v12 and in 4.2.x, a bare be64 in master (quirk R3).
-    fn modex_size(&mut self, label: &str) -> R<u64> {
-        if self.fam == Family::Legacy12 || self.codec.release.profile().modex_size_tagged {
+    fn modex_size(&mut self, ty: DataType, label: &str) -> R<u64> {
+        if self.codec.release.profile().size_tagged(ty, self.fam) {
             self.size(label)
         } else {
             let at = self.at();
@@ -1353,7 +1388,7 @@ impl<'a> Walker<'a> {
             }
             DataType::MODEX => {
                 let h = self.open(l.to_string())?;
-                let n = self.modex_size("size")?;
+                let n = self.modex_size(DataType::MODEX, "size")?;
                 let n = self.count_check(n, at, "MODEX")?;
                 let bat = self.at();
                 self.r.take(n)?;
