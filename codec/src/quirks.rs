@@ -44,7 +44,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "D1-datatype-zigzag",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 v41 v51 v61",
         openpmix: "DATA_TYPE values (and REGATTR.type) are written as UINT16 (plain varint) but read back as INT16 (zigzag): 14 comes back as 7.",
         chosen: "Write plain varint like C. Read zigzag like C by default, so we decode C's bytes to what C's receiver sees; `DecodeOptions::datatype_as_written` reads plain varint instead.",
@@ -52,7 +52,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "P1-pointer-sentinel",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 ... v61 (v12: nothing)",
         openpmix: "POINTER packs one 0x01 byte per pack call whatever the count, and unpack reads one byte; the receiver's pointer is left untouched.",
         chosen: "Same bytes; decoding yields `count` Value::Pointer. v12 writes nothing and refuses to unpack (-47). Since one byte stands for any count, one decode may produce at most its input's length + 4096 POINTER values in all (a shared budget; beyond it -32), where OpenPMIx allocates whatever the counts say.",
@@ -60,7 +60,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "R1-flex-decoder-truncation",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 v41",
         openpmix: "4.2.2's psquash decoder reads the last available byte as a raw 8-bit tail when input ends inside a varint (UINT16 `ff ff` = 32767). Its integer unpacker refuses an empty region with -50 when a call starts there, but for the second or later value of one call it over-reads and then reports PMIX_ERR_FATAL (-63). Master returns -50 in every case.",
         chosen: "Release::OpenPmix4_2 reproduces the raw tail, -50 at the start of a call and -63 (without reading) later in the same call; Release::Master returns -50.",
@@ -68,23 +68,23 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "R2-darray-undef-size",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
-        components: "v21 v3 v4 v41 (v20 unchanged)",
-        openpmix: "DATA_ARRAY of UNDEF: 4.2.x writes TAG(0)+SIZE; master writes TAG(0) only and drops later descriptors of the same call.",
-        chosen: "Selectable by Release. Master profile: we encode TAG(0) only; for later descriptors we keep encoding them (refusing to silently drop data) - encoding several darrays after an UNDEF one in one call is an error (PMIX_ERR_BAD_PARAM) in the master profile.",
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
+        components: "v21 v3 v4 v41 v51 v61 (v20 unchanged)",
+        openpmix: "DATA_ARRAY of UNDEF: 4.2.x, 5.0.x, 6.0 and 6.1 write TAG(0)+SIZE; 7.0 and master write TAG(0) only, return, and silently drop the arrays after it in the same pack call (the buffer is truncated; its count still says all of them).",
+        chosen: "Selectable by Release (Profile::darray_undef_has_size). In the 7.0 and master profiles we write TAG(0) only, and refuse (PMIX_ERR_BAD_PARAM) a call where a typeless array is followed by more arrays, rather than silently lose them; the differential suite checks that 7.0 still truncates.",
     },
     Quirk {
         id: "R3-info-array-size-tag",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 v21 v3 (INFO_ARRAY, MODEX)",
-        openpmix: "The SIZE in front of INFO_ARRAY/MODEX is TAG(UINT64)+be64 in 4.2.x and a bare be64 in master.",
-        chosen: "Selectable by Release.",
+        openpmix: "The SIZE in front of INFO_ARRAY/MODEX is TAG(UINT64)+be64 in 4.2.x and 5.0.x. 6.0 and 6.1 keep the tag for v20's MODEX only: v20's INFO_ARRAY packer writes a bare be64 but its unpacker still expects the tagged SIZE (its own arrays fail, -46); v21/v3 write and read bare be64. 7.0 and master write bare be64.",
+        chosen: "Selectable by Release (Profile::modex_size_tagged_in, info_array_size_tagged_in, info_array_unpack_tagged_in): encode like the packer, decode like the unpacker.",
     },
     Quirk {
         id: "R4-stats-types",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v41",
         openpmix: "PROC/DISK/NET/NODE_STATS (61-64) are registered in 4.2.x-6.0 and gone in master (-16).",
         chosen: "Registered only in Release::OpenPmix4_2.",
@@ -92,7 +92,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "R5-string-unpack",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "all",
         openpmix: "Master: length <= 0 is NULL and the last byte is forced to NUL. 4.2.2: only 0 is NULL (negative lengths reach malloc, -29), no forced NUL.",
         chosen: "Selectable by Release; the string ends at its first NUL either way (that is what a C reader sees).",
@@ -100,7 +100,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "R6-nesting-cap",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v21 ... v61",
         openpmix: "Master caps DATA_ARRAY nesting at 100 (pack -21, unpack -20); 4.2.2 recurses without limit. Neither caps INFO_ARRAY in VALUE in INFO_ARRAY, nor QUERY in a qualifier's VALUE: deep input overflows the stack.",
         chosen: "Both profiles cap decoding at 100 levels of each of DATA_ARRAY, INFO_ARRAY and QUERY (-20; a decoder must not recurse without bound); the master profile also caps DATA_ARRAY encoding.",
@@ -108,7 +108,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "R7-nested-count-check",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v21 ... v61",
         openpmix: "Master refuses nested counts larger than the remaining bytes with -50; 4.2.2 allocates first.",
         chosen: "Never allocate from a count: capacity is bounded by the remaining bytes; the status is -50 in both profiles.",
@@ -116,7 +116,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U1-value-data-buffer",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v41 v51 v61",
         openpmix: "A VALUE of DATA_BUFFER packs the address of the union instead of the buffer: garbage on the wire.",
         chosen: "Refuse to encode it (PMIX_ERR_NOT_SUPPORTED); decode the layout the unpacker expects (SIZE + bytes).",
@@ -124,7 +124,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U2-v12-narrow-enums",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12 (COMMAND, SCOPE, DATA_RANGE, PERSIST, PROC_RANK); v20 (COMMAND)",
         openpmix: "Top-level packs remap 1-byte types to 4-byte int packers, which read 4 bytes per element from a 1-byte array: with more than one value the bytes are garbage.",
         chosen: "Write each value zero-extended to 4 bytes, as a correct sender would; the differential suite only compares count 1.",
@@ -132,7 +132,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U3-v20-value-type-as-int",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20",
         openpmix: "INFO/PDATA value types are packed by the INT packer from a 2-byte field, so the upper half of the be32 is struct padding.",
         chosen: "Write zero upper bytes; on read keep the low 16 bits.",
@@ -140,7 +140,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U4-regex-plain-string",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 ... v61 (REGEX 49)",
         openpmix: "A REGEX that is not preg-framed (`raw:`/`blob:`/4.2 `pmix[`) crashes the packer.",
         chosen: "We carry REGEX as the framed bytes; encoding bytes that are not a framed regex is refused (PMIX_ERR_BAD_PARAM). Decoding unframed bytes follows the unpacker's fallback, a whole unpack of one STRING through the receiver's own default module and buffer kind (non-described): -20 in a described buffer, else that unpack's error; if it succeeds we report -20 (a plain-string regex has no representation here).",
@@ -148,7 +148,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U6-empty-int-record-at-end",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 ... v61",
         openpmix: "A record of count 0 (or negative) of an integer type at the very end of the buffer fails with -50: the flex-integer unpacker checks for an empty buffer before looking at the count, and so do the types whose unpacker hands it the call (STATUS, PROC_RANK, DATA_TYPE, INFO_DIRECTIVES, IOF_CHANNEL, DEVTYPE, LOCTYPE, STOR_*).",
         chosen: "Reproduced on decode.",
@@ -156,7 +156,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U7-value-of-container",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v21 ... v61",
         openpmix: "A VALUE whose type is VALUE/INFO/PDATA/APP/KVAL/BUFFER is refused with -27 by master, packing and unpacking; 4.2.2 packs it, and unpacking it writes the nested struct over the value's union (heap overflow).",
         chosen: "Encode like each release (4.2.x packs, master refuses with -27); decoding refuses with -27 in both profiles rather than reproduce the overflow.",
@@ -164,7 +164,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "L1-v12-type-numbers",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12",
         openpmix: "Tags are be32 in PMIx 1.x numbering (STATUS and PROC_RANK -> INT, DATA_ARRAY/INFO_ARRAY -> 22, 23..30 -> +1); the map is lossy: a described PROC reads back as INFO_ARRAY. A VALUE of DATA_ARRAY-of-INFO goes out as 22; the unpacker turns 22 (and 44, passed through) into a value of type INFO_ARRAY with the info array written over a data array's `array` member.",
         chosen: "Reproduced both ways; a VALUE of type 22 or 44 decodes to the DATA_ARRAY of INFO a v2+ packer meant (the differential fuzz target compares it as INFO_ARRAY, what a C reader sees).",
@@ -172,7 +172,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "D4-v20-darray-command-overread",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20",
         openpmix: "Inside a DATA_ARRAY, v20 packs COMMAND (1-byte pmix_cmd_t) with its UINT32 packer: it reads 4*n bytes from an n-byte array, so neighbouring bytes and memory past the array reach the wire.",
         chosen: "One be32 per command value (what v20 writes for a top-level COMMAND); not comparable with libpmix.",
@@ -180,15 +180,15 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "C1-topo-null-crash",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
-        components: "v4 v41 (4.2.x)",
-        openpmix: "Packing a TOPO whose topology is NULL (alone or inside a DATA_ARRAY) dereferences it and crashes (SIGSEGV).",
-        chosen: "Pack the NULL topology as a NULL string (length 0), which the unpacker reads back as NULL.",
+        releases: &["4.2", "5.0", "6.0", "6.1"],
+        components: "v4 v41 (4.2.x, 5.0.x); v4 ... v61 (6.0, 6.1); fixed in 7.0",
+        openpmix: "Packing a TOPO whose topology is NULL (alone or inside a DATA_ARRAY) dereferences it and crashes (SIGSEGV) in 4.2.x, 5.0.x, 6.0 and 6.1; 7.0 packs it as a NULL string.",
+        chosen: "Pack the NULL topology as a NULL string (length 0), as 7.0 does, which the unpacker reads back as NULL.",
     },
     Quirk {
         id: "C2-v20-value-query-crash",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20",
         openpmix: "Unpacking a VALUE of QUERY crashes (SIGSEGV): the unpacker writes the query through the value's uninitialised pointer.",
         chosen: "Decode the QUERY the packer wrote.",
@@ -196,7 +196,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "L2-v20-info-array-base-packers",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20",
         openpmix: "v20's INFO_ARRAY packer uses the base (v21+) SIZE and INFO packers: the size has its always-tag but no described-mode tag, and each INFO has flags and a 2-byte value type. Its unpacker uses v20's own SIZE unpacker (expects the described-mode tag too) and reads the elements as VALUEs (U11).",
         chosen: "Encode like the packer, decode like the unpacker.",
@@ -204,7 +204,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "D2-int-tag-per-call",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "all (INT/UINT/SIZE in v12...v3; PID everywhere; v12 also STATUS, PROC_RANK, PERSIST, SCOPE, DATA_RANGE)",
         openpmix: "The self-describing integer packers write their fixed-width type tag once per pack_buffer call, then all the values: once per top-level pack call (even for count 0) and once per DATA_ARRAY payload, not once per element. The unpacker reads the tag once and converts every value (UNPACK_SIZE_MISMATCH). In a v12/v20 described buffer, only a tag naming the native width (INT32 for INT, UINT64 for SIZE, ...) is followed by the described-mode tag of unpack_buffer; any other integer tag goes to that type's unpacker directly, with no second tag.",
         chosen: "Reproduced both ways: one tag per array; a value inside a struct is its own one-element call; the second described tag only on the native-width path.",
@@ -212,7 +212,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "D3-v12-datatype-as-int32",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12",
         openpmix: "v12 packs DATA_TYPE (2-byte pmix_data_type_t) with its INT32 packer: it reads 4*n bytes from a 2*n-byte array (over-read: bytes of neighbouring values and memory past the array reach the wire) and unpacks 4*n bytes into 2*n (overflow).",
         chosen: "One be32 per value holding the 16-bit type, i.e. what a 1.x peer with 32-bit types sends; we read the low 16 bits. Not comparable with libpmix for arrays of more than one value.",
@@ -220,15 +220,15 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U8-darray-element-storage",
         kind: QuirkKind::ReleaseDifference,
-        releases: &["4.2", "master"],
-        components: "v20 (every release); v21 ... v41 in 4.2.x",
-        openpmix: "Unpacking a DATA_ARRAY allocates the element storage from a fixed list of types before reading the elements. v20's list is short (no VALUE, BUFFER, KVAL, MODEX, DATA_ARRAY, INFO_ARRAY ...): -47. 4.2.x's PMIX_DATA_ARRAY_CONSTRUCT leaves other types (DATA_ARRAY, BUFFER, KVAL, MODEX, INFO_ARRAY, the enums added in v4 ...) NULL and the unpacker returns -32, although the packer wrote them happily. Master allocates every registered type.",
-        chosen: "Reproduced per family and release profile: see V20_DARRAY_ELEMENT_TYPES and DARRAY_CONSTRUCT_4_2.",
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
+        components: "v20 (every release); v21 ... v61 by release",
+        openpmix: "Unpacking a DATA_ARRAY allocates the element storage from a fixed list of types before reading the elements. v20's list is short (no VALUE, BUFFER, KVAL, MODEX, DATA_ARRAY, INFO_ARRAY ...): -47. 4.2.x/5.0.x's PMIX_DATA_ARRAY_CONSTRUCT leaves other types (DATA_ARRAY, BUFFER, KVAL, MODEX, INFO_ARRAY, the enums added in v4 ...) NULL and the unpacker returns -32, although the packer wrote them happily; 6.0 and 6.1 use the same list plus DEVICE and RESOURCE_UNIT. 7.0 allocates every registered type but MODEX and INFO_ARRAY (-32 in v21/v3). Master allocates every registered type.",
+        chosen: "Reproduced per family and release profile: V20_DARRAY_ELEMENT_TYPES, DARRAY_CONSTRUCT_4_2 with Profile::darray_constructs_also, and Profile::darray_unpack_refuses.",
     },
     Quirk {
         id: "U5-negative-count",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "all",
         openpmix: "unpack passes a negative top-level count straight to the type's unpacker: the fixed-size unpackers check `count * size` bytes (a huge unsigned number) and return -50; the others loop zero times and succeed with no values. The native-size ones (SIZE, PID, INT, UINT and v12's enums) read their integer tag first: a non-integer tag is -46.",
         chosen: "Reproduced per family (see `negative_count_past_end`): -50 for those types, an empty call for the rest.",
@@ -236,7 +236,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U10-proc-stats-peak-vsize",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v41 (4.2.x)",
         openpmix: "4.2.x's PROC_STATS unpacker reads a `peak_vsize` FLOAT after `rss` that its packer never writes, so a PROC_STATS it packed does not unpack (usually -50 or a misaligned read).",
         chosen: "Release::OpenPmix4_2 decodes like the unpacker (the extra FLOAT is read and dropped) and encodes like the packer; master has no STATS types.",
@@ -244,7 +244,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U11-info-array-reads-values",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12 v20 v21 v3",
         openpmix: "The INFO_ARRAY unpacker of v12, v20, v21 and v3 reads its elements with the VALUE unpacker (type + payload) although the packer wrote INFO records (key, flags, type, payload): its own non-empty arrays fail (-46 in v12, -1 in v20, -16 in v21/v3 for typical keys).",
         chosen: "Decode like the unpacker: the elements are read as VALUEs and C's status is reported; if that garbage read succeeds we report -20 (C would hand VALUEs out in INFO slots). Encode like the packer.",
@@ -252,7 +252,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U12-v20-persist-value-as-proc",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20",
         openpmix: "v20's VALUE unpacker reads a PERSIST value with the PROC unpacker (a copy-paste slip) into the value's pointer field, while its packer wrote one PERSIST byte: -50 in a non-described buffer, -22 in a described one.",
         chosen: "Decode like the unpacker (read a PROC, report C's status; if that garbage read succeeds, -20). Encode like the packer.",
@@ -260,15 +260,15 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U13-v12-app-info-end-flag",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1"],
         components: "v12",
-        openpmix: "v12 INFO records carry no flags. Unpacking an APP allocates its info array with PMIX_INFO_CREATE, which marks the last element PMIX_INFO_ARRAY_END (0x2); nothing overwrites it, so the receiver's last APP info has flags 2.",
-        chosen: "Reproduced: the last info of a decoded v12 APP has flags INFO_ARRAY_END.",
+        openpmix: "v12 INFO records carry no flags. Unpacking an APP allocates its info array with PMIX_INFO_CREATE, which in 4.2.x marks the last element PMIX_INFO_ARRAY_END (0x2); nothing overwrites it, so the receiver's last APP info has flags 2. From 5.0 on (5.0.7, 6.0, 6.1) the receiver sees 0.",
+        chosen: "Reproduced per release (Profile::info_create_marks_end): the last info of a decoded v12 APP has flags INFO_ARRAY_END in the 4.2 profile, 0 in the others. This is the one byte-level difference between 4.2.2 and 5.0.7, hence the separate 5.0 profile.",
     },
     Quirk {
         id: "U14-v12-uninitialized-type",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12",
         openpmix: "pmix12_bfrop_get_data_type tests an uninitialized `int v1type` when the buffer ends inside a type tag: the status is -16 or -50 depending on stack contents.",
         chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER), the status for a short read. Vectors where libpmix said -16 record ours and are flagged UpstreamBug.",
@@ -277,7 +277,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U15-proc-nspace-null",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v41 v51 v61",
         openpmix: "PROC_NSPACE packs its char array as a STRING, never NULL; the unpacker loads a NULL string with PMIX_LOAD_NSPACE, which zeroes the array and copies nothing: an empty namespace, success. (PROC's namespace, by contrast, refuses NULL with PMIX_ERROR.)",
         chosen: "Reproduced: a NULL PROC_NSPACE decodes to an empty namespace.",
@@ -285,7 +285,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U16-cpuset-text-reparsed",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 v41 v51 v61",
         openpmix: "PROC_CPUSET travels as hwloc's bitmap list text; the unpacker parses it with hwloc_bitmap_list_sscanf, so a C reader sees a bitmap: text that is not hwloc's canonical list (`3,1-2`, `0,1`, garbage) comes back as the canonical form of whatever hwloc made of it.",
         chosen: "The text is kept verbatim (no hwloc in the codec; the bytes round-trip exactly). The differential fuzz target compares cpusets only where the text is canonical.",
@@ -293,7 +293,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "L3-v12-negative-type",
         kind: QuirkKind::Legacy,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12",
         openpmix: "v12 reads a type tag as an int32 and refuses values above 65535 (-16), but a negative one passes the check and is truncated to its low 16 bits, aliasing a real type.",
         chosen: "Refused like any out-of-range tag (-16): no packer writes a negative tag, and the alias would let garbage pass as a valid record.",
@@ -301,7 +301,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "C3-regex-unterminated-overread",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 v41 (4.2.x preg `pmix`/`raw:` framing)",
         openpmix: "The preg modules unpack a framed REGEX with strdup/strlen from the read pointer without a bound: without a NUL before the end of the buffer they read past it (heap over-read) and usually succeed with garbage.",
         chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) when no NUL ends the regex inside the input.",
@@ -309,7 +309,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "C4-v20-size-as-int32",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 (BYTE_OBJECT, BUFFER); v21 ... v61 (the base BUFFER and BYTE_OBJECT unpackers, 4.2.2 and master)",
         openpmix: "The BYTE_OBJECT and BUFFER unpackers read a 64-bit size, malloc it, then pass it to the byte unpacker as an int32 count: a size of 2^32 + k reads only k bytes (after a multi-GiB malloc), and one whose low 32 bits are negative reads none. Both succeed when the malloc does (the differential fuzz target saw it for v20 and for v3's BUFFER).",
         chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) whenever the size exceeds the bytes that remain.",
@@ -317,7 +317,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U17-app-argv-null",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "all (4.2.2 and master)",
         openpmix: "An APP's argv and env are NULL-terminated char** lists: the packer counts them with pmix_argv_count, so it never writes a NULL element, but the wire can carry one (a string of length 0) and the unpacker then fails the whole call with PMIX_ERROR (-1). (QUERY keys and REGATTR descriptions are unpacked into their array as they come: a NULL there just ends the list for a C reader.)",
         chosen: "Decoding refuses a NULL argv/env element with -1 (as written, it is kept); encoding one is -27 (BAD_PARAM), since no C program can hand it to the packer.",
@@ -325,7 +325,7 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "C5-node-stats-nested-arrays",
         kind: QuirkKind::UpstreamBug,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v41 (4.2.x, 5.0.x; master has no stats types)",
         openpmix: "NODE_STATS packs and unpacks its disk and net stats arrays at the address of the struct's `diskstats`/`netstats` pointer field instead of at the array: pack writes the struct's own later fields (pointer bits) as DISK_STATS/NET_STATS records, unpack writes the records over those fields and past the end of the struct (heap overflow; the differential fuzz target saw libpmix 4.2.2 return an empty node name and zeroed counters).",
         chosen: "The records are written and read as the fields' types say (the count, then that many DISK_STATS/NET_STATS records, like every other nested array); not comparable with libpmix, which cannot produce or read these bytes.",
@@ -333,10 +333,26 @@ pub const QUIRKS: &[Quirk] = &[
     Quirk {
         id: "U18-topo-xml-parsed",
         kind: QuirkKind::SelfInconsistent,
-        releases: &["4.2", "master"],
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 v41 v51 v61 (libpmix built with hwloc)",
         openpmix: "A TOPO travels as hwloc's XML export; the unpacker loads it with hwloc (hwloc_topology_set_xmlbuffer + load), so text that is not a topology hwloc can load fails the call with PMIX_ERROR (-1), and a C reader never sees the text itself.",
         chosen: "The text is kept verbatim and not parsed (no hwloc in the codec): any text decodes. The differential fuzz target logs these as `we-accept` classes.",
+    },
+    Quirk {
+        id: "R8-value-compressed-string-unpack",
+        kind: QuirkKind::SelfInconsistent,
+        releases: &["7.0"],
+        components: "v21 v3 v4 v41 v51 v61",
+        openpmix: "7.0.0rc1 packs a VALUE of COMPRESSED_STRING (type 42, then the sized bytes) but its VALUE unpacker has no case for it and returns PMIX_ERR_UNPACK_FAILURE (-20); a DATA_ARRAY or INFO holding such a value fails the same way. 4.2.x ... 6.1 read it.",
+        chosen: "Encode like the packer; decode like the unpacker in the 7.0 profile (Profile::value_unpack_refuses), -20; `DecodeOptions::as_written` reads the value.",
+    },
+    Quirk {
+        id: "C6-darray-after-undef",
+        kind: QuirkKind::UpstreamBug,
+        releases: &["6.1"],
+        components: "v21 v3 v4 v41 v51 v61",
+        openpmix: "6.1.0's DATA_ARRAY unpacker, once it has read a typeless (UNDEF) array in a call, returns every later array of the call as an empty UNDEF array without reading its bytes (the packer wrote them in full); the call succeeds with garbage and leaves the bytes unread. 6.0 and 4.2.x read them.",
+        chosen: "Read what the packer wrote (as 6.0 does); the differential suite lists these cases as upstream garbage and checks that 6.1 still misreads them.",
     },
 ];
 

@@ -98,6 +98,10 @@ pub struct VectorFile {
     /// Number of tests; checked on load.
     #[serde(rename = "numberOfTests")]
     pub number_of_tests: usize,
+    /// How many tests are flagged `Computed` (expected by pmix-codec, not produced by a
+    /// library); checked on load.
+    #[serde(rename = "numberOfComputed", default)]
+    pub number_of_computed: usize,
     /// Meaning of each flag used in this file.
     #[serde(default)]
     pub notes: std::collections::BTreeMap<String, String>,
@@ -120,6 +124,13 @@ impl VectorFile {
                 f.tests.len()
             ));
         }
+        let computed = f.computed();
+        if f.number_of_computed != computed {
+            return Err(format!(
+                "numberOfComputed says {} but {computed} tests are flagged Computed",
+                f.number_of_computed
+            ));
+        }
         let mut ids: Vec<u32> = f.tests.iter().map(|t| t.id).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -128,6 +139,15 @@ impl VectorFile {
         }
         f.codec()?;
         Ok(f)
+    }
+
+    /// The tests flagged `Computed`: their expectation comes from pmix-codec, because no
+    /// library could produce it (it crashed or read memory it does not own).
+    pub fn computed(&self) -> usize {
+        self.tests
+            .iter()
+            .filter(|t| t.flags.iter().any(|f| f == "Computed"))
+            .count()
     }
 
     /// The codec these vectors are for.

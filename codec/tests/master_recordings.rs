@@ -6,12 +6,13 @@ use pmix_codec::attrs;
 use pmix_codec::*;
 use std::path::PathBuf;
 
+/// The master recordings, kept in the repository (`vectors/recordings`).
 fn shared_vectors() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/vectors/openpmix-master-494e9d9d");
+        .join("../vectors/recordings/openpmix-master-494e9d9d");
     assert!(
         p.is_dir(),
-        "MISSING: {} - the master recordings live in ../shared beside the checkout; CI always has them",
+        "MISSING: {} (part of the repository)",
         p.display()
     );
     p

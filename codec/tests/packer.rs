@@ -119,6 +119,9 @@ fn packer_agrees_on_byte_object_arrays() {
     for comp in Component::ALL {
         for kind in BufferKind::ALL {
             for rel in [Release::Master, Release::OpenPmix4_2] {
+                if !rel.ships(comp) {
+                    continue; // refused as a whole (NOT_SUPPORTED): see component_refusals
+                }
                 let codec = Codec::new(comp, kind).with_release(rel);
                 let what = format!("{comp} {kind} {rel:?}");
                 let e = check(&codec, &items, &what).expect_err("the last call fails");

@@ -156,7 +156,36 @@ fn r2_darray_undef_size() {
         enc(codec(Component::V41, ND, R42), std::slice::from_ref(&item)),
         h("02 00 00")
     );
-    assert_eq!(enc(codec(Component::V41, ND, MASTER), &[item]), h("02 00"));
+    assert_eq!(
+        enc(
+            codec(Component::V41, ND, MASTER),
+            std::slice::from_ref(&item)
+        ),
+        h("02 00")
+    );
+    assert_eq!(
+        enc(
+            codec(Component::V41, ND, Release::OpenPmix6_1),
+            std::slice::from_ref(&item)
+        ),
+        h("02 00 00")
+    );
+    assert_eq!(
+        enc(codec(Component::V41, ND, Release::OpenPmix7_0), &[item]),
+        h("02 00")
+    );
+    // A typeless array before another in one call: 7.0 drops the second; we refuse.
+    let two = Item::new(
+        DataType::DATA_ARRAY,
+        vec![
+            Value::array(DataType::UNDEF, vec![]),
+            Value::array(DataType::UINT8, vec![]),
+        ],
+    );
+    assert_eq!(
+        enc_status(codec(Component::V41, ND, Release::OpenPmix7_0), &[two]),
+        -27
+    );
 }
 
 #[test]
@@ -746,7 +775,77 @@ fn u13_v12_app_info_end_flag() {
     assert_eq!(got.info[0].flags, 0);
     assert_eq!(got.info[1].flags, 2, "PMIX_INFO_ARRAY_END on the last one");
     let w = as_written(Component::V12, ND, R42);
-    assert_eq!(dec(w, &bytes, &[(DataType::APP, 1)]).unwrap(), vec![item]);
+    assert_eq!(
+        dec(w, &bytes, &[(DataType::APP, 1)]).unwrap(),
+        vec![item.clone()]
+    );
+    // From 5.0 on the receiver's last info keeps flags 0 (measured with 5.0.7, 6.0, 6.1).
+    for rel in [
+        Release::OpenPmix5_0,
+        Release::OpenPmix6_0,
+        Release::OpenPmix6_1,
+    ] {
+        let got = dec(
+            codec(Component::V12, ND, rel),
+            &bytes,
+            &[(DataType::APP, 1)],
+        )
+        .unwrap();
+        assert_eq!(got, vec![item.clone()], "{rel}");
+    }
+}
+
+#[test]
+fn r8_value_compressed_string_unpack() {
+    // 7.0.0rc1 packs this VALUE to these bytes (oracle) and then cannot unpack them.
+    let item = Item::one(Value::Value(Box::new(Value::CompressedString(h(
+        "05000000789c",
+    )))));
+    let seven = codec(Component::V41, ND, Release::OpenPmix7_0);
+    let bytes = enc(seven, std::slice::from_ref(&item));
+    assert_eq!(bytes, h("02 2a 06 05000000789c"));
+    assert_eq!(dec(seven, &bytes, &[(DataType::VALUE, 1)]), Err((-20, 0)));
+    // 6.1 reads what it wrote; so does the as-written reading of 7.0's bytes.
+    let six = codec(Component::V41, ND, Release::OpenPmix6_1);
+    assert_eq!(
+        dec(six, &bytes, &[(DataType::VALUE, 1)]).unwrap(),
+        vec![item.clone()]
+    );
+    let w = as_written(Component::V41, ND, Release::OpenPmix7_0);
+    assert_eq!(dec(w, &bytes, &[(DataType::VALUE, 1)]).unwrap(), vec![item]);
+    // In v3 (converged) the same: type 0x002a, then a tagged SIZE.
+    let seven3 = codec(Component::V3, ND, Release::OpenPmix7_0);
+    let b3 = h("00000001 002a 000f0000000000000000");
+    assert_eq!(dec(seven3, &b3, &[(DataType::VALUE, 1)]), Err((-20, 0)));
+}
+
+#[test]
+fn c6_darray_after_undef() {
+    // Three arrays in one call: UINT32 (empty), UNDEF, BOOL [true]. 6.1 packs them in full
+    // (TAG+SIZE for the typeless one), as 6.0 does; we read what was written.
+    let item = Item::new(
+        DataType::DATA_ARRAY,
+        vec![
+            Value::array(DataType::UINT32, vec![]),
+            Value::array(DataType::UNDEF, vec![]),
+            Value::array(DataType::BOOL, vec![Value::Bool(true)]),
+        ],
+    );
+    for rel in [Release::OpenPmix6_0, Release::OpenPmix6_1] {
+        let c = codec(Component::V41, ND, rel);
+        let bytes = enc(c, std::slice::from_ref(&item));
+        // (6.1.0 through the oracle: 060e000000010101; the count is a zigzag INT32.)
+        assert_eq!(bytes, h("06 0e 00 00 00 01 01 01"), "{rel}");
+        assert_eq!(
+            dec(c, &bytes, &[(DataType::DATA_ARRAY, 3)]).unwrap(),
+            vec![item.clone()]
+        );
+    }
+    // 7.0 would drop the BOOL array (quirk R2): refused.
+    assert_eq!(
+        enc_status(codec(Component::V41, ND, Release::OpenPmix7_0), &[item]),
+        -27
+    );
 }
 
 #[test]

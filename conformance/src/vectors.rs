@@ -743,8 +743,12 @@ mod tests {
     fn prefixes_name_the_release_only_when_needed() {
         use BufferKind::*;
         assert_eq!(
-            id_prefix(Component::V61, NonDescribed, Release::Master),
+            id_prefix(Component::V61, NonDescribed, Release::OpenPmix6_1),
             "v61.non-described"
+        );
+        assert_eq!(
+            id_prefix(Component::V61, NonDescribed, Release::Master),
+            "v61@master.non-described"
         );
         assert_eq!(
             id_prefix(Component::V41, FullyDescribed, Release::OpenPmix4_2),

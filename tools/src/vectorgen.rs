@@ -41,6 +41,8 @@ pub const DIR_MASTER: &str = "openpmix-master-494e9d9d";
 pub const MASTER_COMMIT: &str = "494e9d9d03659ac99a4520492d26b8c33d67d9d4";
 /// The name of the lock file in `vectors/`.
 pub const LOCK_FILE: &str = "LOCK";
+/// The largest share of `Computed` vectors a file may have (percent, exclusive).
+pub const MAX_COMPUTED_PERCENT: f64 = 5.0;
 
 // ---- judges ------------------------------------------------------------------------------
 
@@ -111,10 +113,18 @@ pub struct LibraryJudge {
 }
 
 impl LibraryJudge {
-    /// Build (if needed) and start the oracle.
+    /// Build (if needed) and start the oracle against the installed libpmix.
     pub fn start() -> Result<Self, String> {
         Ok(LibraryJudge {
             oracle: Oracle::start()?,
+            n: 0,
+        })
+    }
+
+    /// Start the oracle of a library release made available by `tools/peers.sh`.
+    pub fn start_for(library: &str) -> Result<Self, String> {
+        Ok(LibraryJudge {
+            oracle: Oracle::start_for(library)?,
             n: 0,
         })
     }
@@ -454,27 +464,6 @@ fn quirks_of(
         q.push("U2-v12-narrow-enums");
     }
     (q, acceptable)
-}
-
-/// Whether master's bytes or decode can differ from 4.2.2's for these items (quirks R2-R7,
-/// U7 and the reference guide's §7), so a 4.2.2 vector must not be carried over.
-fn release_dependent(items: &[Item]) -> bool {
-    let f = features(items);
-    let rel_types = [
-        DataType::TOPO,
-        DataType::PROC_CPUSET,
-        DataType::REGEX,
-        DataType::INFO_ARRAY,
-        DataType::MODEX,
-        DataType::DATA_BUFFER,
-    ];
-    f.darray_undef
-        || f.darray_of_darray
-        || f.value_of_compressed_string
-        || f.value_of_container
-        || f.max_depth > 1
-        || (61..=64).any(|t| f.types.contains(&t))
-        || rel_types.iter().any(|t| f.types.contains(&t.0))
 }
 
 // ---- the per-file generator ----------------------------------------------------------------
@@ -1719,7 +1708,7 @@ pub const FLAGS: &[(&str, &str)] = &[
     ("TagMismatch", "a described buffer whose type tags do not match the unpack calls"),
     ("Hardening", "the library accepts this input (with unbounded memory or recursion); pmix-codec refuses it with the recorded status, and an implementation may accept it (the comment names the quirk)"),
     ("Derived", "not produced by this file's source library; how it was obtained is in the notes and the other flags"),
-    ("Computed", "expected bytes and status computed by pmix-codec's master profile (no library produced them)"),
+    ("Computed", "expected bytes and status computed by pmix-codec's release profile, because the library could not produce them (it crashed or emitted memory it does not own, see UpstreamBug)"),
     ("Reference", "bytes quoted from the reference guide's table of verified master bytes (wire-format.md §2.2)"),
 ];
 
@@ -1757,6 +1746,13 @@ fn finish(
         .and_then(|p| p.tests.iter().map(|t| t.id).max())
         .unwrap_or(0)
         + 1;
+    // What a library did not produce is computed by the codec: say so on each vector.
+    let mut drafts = drafts;
+    for d in &mut drafts {
+        if d.flags.contains("UpstreamBug") {
+            d.flags.insert("Computed".to_string());
+        }
+    }
     notes.extend(flag_notes(&drafts));
     let mut used = HashSet::new();
     let tests: Vec<Vector> = drafts
@@ -1792,6 +1788,10 @@ fn finish(
         buffer: kind.name().into(),
         release: rel.name().into(),
         number_of_tests: tests.len(),
+        number_of_computed: tests
+            .iter()
+            .filter(|t| t.flags.iter().any(|f| f == "Computed"))
+            .count(),
         notes,
         tests,
     }
@@ -1802,10 +1802,12 @@ fn finish(
 pub struct Options {
     /// The checked-in `vectors/` directory (ids are kept from its files).
     pub vectors_dir: PathBuf,
-    /// The shared recordings (`../shared/vectors`).
+    /// The raw recordings (default `vectors/recordings`).
     pub shared_dir: PathBuf,
     /// No progress output.
     pub quiet: bool,
+    /// The library releases to regenerate (default: every one in [`crate::oracle::LIBRARIES`]).
+    pub libraries: Vec<String>,
 }
 
 impl Options {
@@ -1814,8 +1816,12 @@ impl Options {
         let root = crate::oracle::workspace_root();
         Options {
             vectors_dir: root.join("vectors"),
-            shared_dir: root.join("../shared/vectors"),
+            shared_dir: root.join("vectors/recordings"),
             quiet: false,
+            libraries: crate::oracle::LIBRARIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         }
     }
 }
@@ -1826,8 +1832,18 @@ pub type Corpus = BTreeMap<String, VectorFile>;
 /// Read every `*.json` vector file under `dir` (relative paths as keys).
 pub fn load_dir(dir: &Path) -> Result<Corpus, String> {
     let mut out = Corpus::new();
-    for sub in [DIR_422, DIR_MASTER] {
-        let d = dir.join(sub);
+    let mut subs: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("openpmix-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    subs.sort();
+    for sub in subs {
+        let d = dir.join(&sub);
         let Ok(rd) = std::fs::read_dir(&d) else {
             continue;
         };
@@ -1851,13 +1867,37 @@ pub fn load_dir(dir: &Path) -> Result<Corpus, String> {
     Ok(out)
 }
 
-fn source_422(version: &str) -> Source {
+/// Where each library release comes from, for the files' provenance.
+pub fn library_origin(library: &str) -> (&'static str, Option<&'static str>) {
+    match library {
+        "4.2.2" => ("Debian 12 (bookworm) package libpmix-dev 4.2.2-1+deb12u1, installed on the host", None),
+        "5.0.7" => ("Debian trixie package libpmix-dev 5.0.7, in a debootstrap root (tools/peers.sh)", None),
+        "6.0.0" => (
+            "built from the OpenPMIx tag v6.0.0 source (tools/peers.sh make 6.0.0 --openpmix-src DIR)",
+            Some("e87b2ee832d249fadd61938a578aaee407b976b9"),
+        ),
+        "6.1.0" => (
+            "built from the OpenPMIx tag v6.1.0 source (tools/peers.sh make 6.1.0 --openpmix-src DIR)",
+            Some("ad8d0b75757819175b8d864114bcc65048bce4c3"),
+        ),
+        "7.0.0rc1" => ("Debian sid package libpmix-dev 7.0.0~rc1, in a debootstrap root (tools/peers.sh)", None),
+        _ => ("unknown", None),
+    }
+}
+
+/// The vectors directory of a library release.
+pub fn library_dir(library: &str) -> String {
+    format!("openpmix-{library}")
+}
+
+fn source_library(library: &str, version: &str) -> Source {
+    let (origin, commit) = library_origin(library);
     Source {
         implementation: "openpmix".into(),
-        version: "4.2.2".into(),
-        commit: None,
+        version: library.into(),
+        commit: commit.map(String::from),
         method: format!(
-            "libpmix as installed (Debian libpmix-dev 4.2.2; it reports itself as {version}) driven by pmix-oracle (tools/oracle/pmix_oracle.c): \
+            "libpmix {library} ({origin}; it reports itself as {version}) driven by pmix-oracle (tools/oracle/pmix_oracle.c): \
              each vector's pack calls go into one fresh buffer of this kind through this component's pack function; expected decodes and \
              statuses are the same component's unpack function on those bytes (hostile bytes: on the crafted bytes)"
         ),
@@ -1870,24 +1910,27 @@ fn source_master() -> Source {
         version: "7.0.0a1".into(),
         commit: Some(MASTER_COMMIT.into()),
         method: "PMIx_Data_pack(NULL, ...) after PMIx_server_init, component chosen with PMIX_MCA_bfrops and buffer kind with \
-                 PMIX_BFROP_BUFFER_TYPE (recordings in ../shared/vectors/openpmix-master-494e9d9d); vectors flagged Derived come from \
+                 PMIX_BFROP_BUFFER_TYPE (recordings in vectors/recordings/openpmix-master-494e9d9d); vectors flagged Derived come from \
                  elsewhere, see notes"
             .into(),
     }
 }
 
-/// Generate the 4.2.2 files from the library.
-pub fn generate_422(
+/// Generate one library release's files from the library (`judge`), in the release
+/// profile that library judges.
+pub fn generate_library(
     judge: &mut dyn Judge,
+    library: &str,
     version: &str,
     previous: &Corpus,
     progress: &mut Progress,
 ) -> Corpus {
-    let rel = Release::OpenPmix4_2;
+    let rel = Release::judged_by(library).unwrap_or_default();
+    let dir = library_dir(library);
     let mut out = Corpus::new();
     for &comp in rel.components() {
         for kind in BufferKind::ALL {
-            let path = file_name(DIR_422, comp, kind);
+            let path = file_name(&dir, comp, kind);
             progress.step(&path);
             let base = judge.requests();
             let mut g = Gen::new(judge, comp, kind, rel);
@@ -1900,12 +1943,12 @@ pub fn generate_422(
             let mut notes = BTreeMap::new();
             notes.insert(
                 "provenance".into(),
-                "Every expected byte and status was produced by the installed libpmix 4.2.2 (see source.method), except vectors flagged UpstreamBug.".into(),
+                format!("Every expected byte and status was produced by libpmix {library} (see source.method), except vectors flagged UpstreamBug."),
             );
             notes.insert("not included".into(), skipped_note(&skipped));
             let f = finish(
                 drafts,
-                source_422(version),
+                source_library(library, version),
                 comp,
                 kind,
                 rel,
@@ -2209,7 +2252,6 @@ fn reference_vectors() -> Vec<(BufferKind, Component, &'static str, Item, &'stat
 /// v41 library bytes, and codec-computed vectors for the rest.
 pub fn generate_master(
     recordings: &[Recording],
-    v41_422: &Corpus,
     previous: &Corpus,
     progress: &mut Progress,
 ) -> Corpus {
@@ -2272,75 +2314,16 @@ pub fn generate_master(
                     decoded: None,
                 });
             }
-            // 3. the corpus: derived from 4.2.2 v41 library bytes where master cannot differ, else computed
-            let src = v41_422.get(&file_name(DIR_422, Component::V41, kind));
-            let mut derivable: HashMap<String, &Vector> = HashMap::new();
-            if let Some(f) = src {
-                for v in &f.tests {
-                    if v.result != Outcome::Invalid
-                        && !v.flags.iter().any(|x| x == "UpstreamBug" || x == "Quirk")
-                    {
-                        derivable.insert(v.items.to_string(), v);
-                    }
-                }
-            }
-            let cases = all_cases(comp, rel);
-            for c in &cases {
-                let key = items_key(&c.items);
-                if g.valid_keys.contains(&key) {
-                    continue;
-                }
-                if let (false, Some(v)) = (release_dependent(&c.items), derivable.get(&key)) {
-                    let decoded = v
-                        .decoded
-                        .as_ref()
-                        .map(|d| json::items_from_json(d).expect("decoded json"));
-                    let mut flags: BTreeSet<String> = v.flags.iter().cloned().collect();
-                    flags.insert("Derived".into());
-                    g.push(Draft {
-                        comment: format!(
-                            "{}: bytes from libpmix 4.2.2 v41 ({} #{})",
-                            c.name,
-                            file_name(DIR_422, Component::V41, kind),
-                            v.id
-                        ),
-                        items: c.items.clone(),
-                        wire: crate::hex::decode(&v.wire).expect("hex"),
-                        result: v.result,
-                        flags,
-                        error: None,
-                        decoded,
-                    });
-                } else {
-                    let flags: &[&str] = if c.name.starts_with("nest.") {
-                        &["DeepNesting", "Derived", "Computed"]
-                    } else {
-                        &["Derived", "Computed"]
-                    };
-                    g.pack_case(&c.name, &c.items, flags);
-                }
-            }
-            // 4. hostile inputs judged by the codec's master profile
-            g.base_flags = vec!["Derived", "Computed"];
-            gen_hostile(&mut g);
+            // Nothing is computed here any more: every other vector of these components comes
+            // from a library (7.0.0rc1, 6.1.0, 6.0.0 ...), in its own directory.
             let drafts = std::mem::take(&mut g.out);
             let mut notes = BTreeMap::new();
             notes.insert(
                 "provenance".into(),
                 format!(
-                    "Vectors without the Derived or Reference flag are recordings from OpenPMIx master {MASTER_COMMIT} (../shared/vectors/{DIR_MASTER}/alloc-inherit.tsv); \
+                    "Vectors without the Derived or Reference flag are recordings from OpenPMIx master {MASTER_COMMIT} (vectors/recordings/{DIR_MASTER}/alloc-inherit.tsv); \
                      they record pack output only, so that `wire` unpacks back to `items` is inferred. Reference vectors quote the reference guide's verified master bytes."
                 ),
-            );
-            notes.insert(
-                "derivation".into(),
-                "Derived without Computed: the bytes (and the decode, with `decoded` where lossy) that libpmix 4.2.2 gave for the same pack calls through v41. \
-                 All modern components (v4, v41, v51, v61) share one encoder in master and in 4.2.2, so for a type the component registers the bytes are the same, \
-                 except where the releases differ (codec/src/quirks.rs R1-R7, U7, and the reference guide §7): vectors involving DATA_ARRAY of UNDEF, nested arrays, \
-                 TOPO, PROC_CPUSET, REGEX, DATA_BUFFER, the STATS types, COMPRESSED_STRING inside a VALUE, or a VALUE carrying a container type are never carried over, \
-                 and neither are 4.2.2 vectors flagged Quirk or UpstreamBug. Derived with Computed: what no library produced (types 70-75 outside the recordings, \
-                 release-dependent cases, every hostile input) is computed by pmix-codec's master profile; it pins the codec's master behaviour and is only as good as the codec."
-                    .into(),
             );
             let f = finish(
                 drafts,
@@ -2371,18 +2354,49 @@ pub fn regenerate(judge: &mut dyn Judge, version: &str, opts: &Options) -> Resul
     let recordings =
         parse_recordings(&rec_text).map_err(|e| format!("{}: {e}", rec_path.display()))?;
     let mut progress = Progress::new(18, opts.quiet);
-    let mut corpus = generate_422(judge, version, &previous, &mut progress);
-    let master = generate_master(&recordings, &corpus, &previous, &mut progress);
+    let mut corpus = generate_library(judge, "4.2.2", version, &previous, &mut progress);
+    let master = generate_master(&recordings, &previous, &mut progress);
     progress.done();
     corpus.extend(master);
     Ok(corpus)
 }
 
-/// Regenerate with the installed library.
+/// Regenerate every library release in `opts.libraries` (each through its own oracle, made
+/// available by `tools/peers.sh`) and the master recordings. A library that is not
+/// available is an error naming the command that makes it so.
 pub fn regenerate_with_library(opts: &Options) -> Result<Corpus, String> {
-    let mut judge = LibraryJudge::start()?;
-    let version = judge.oracle.version.clone();
-    regenerate(&mut judge, &version, opts)
+    let previous = load_dir(&opts.vectors_dir)?;
+    let rec_path = opts.shared_dir.join(DIR_MASTER).join("alloc-inherit.tsv");
+    let rec_text = std::fs::read_to_string(&rec_path).map_err(|e| {
+        format!(
+            "cannot read the master recordings {}: {e}",
+            rec_path.display()
+        )
+    })?;
+    let recordings =
+        parse_recordings(&rec_text).map_err(|e| format!("{}: {e}", rec_path.display()))?;
+    let files: usize = opts
+        .libraries
+        .iter()
+        .map(|l| 2 * Release::judged_by(l).map_or(0, |r| r.components().len()))
+        .sum::<usize>()
+        + 6;
+    let mut progress = Progress::new(files, opts.quiet);
+    let mut corpus = Corpus::new();
+    for library in &opts.libraries {
+        let mut judge = LibraryJudge::start_for(library)?;
+        let version = judge.oracle.version.clone();
+        corpus.extend(generate_library(
+            &mut judge,
+            library,
+            &version,
+            &previous,
+            &mut progress,
+        ));
+    }
+    corpus.extend(generate_master(&recordings, &previous, &mut progress));
+    progress.done();
+    Ok(corpus)
 }
 
 // ---- writing, checking, locking ----------------------------------------------------------------
@@ -2390,8 +2404,10 @@ pub fn regenerate_with_library(opts: &Options) -> Result<Corpus, String> {
 /// Write `corpus` under `dir` (removing vector files of ours that are no longer generated).
 pub fn write_corpus(corpus: &Corpus, dir: &Path) -> Result<(), String> {
     let existing = load_dir(dir).unwrap_or_default();
+    let regenerated: BTreeSet<&str> = corpus.keys().filter_map(|k| k.split('/').next()).collect();
     for old in existing.keys() {
-        if !corpus.contains_key(old) {
+        let sub = old.split('/').next().unwrap_or_default();
+        if regenerated.contains(sub) && !corpus.contains_key(old) {
             std::fs::remove_file(dir.join(old)).map_err(|e| format!("{old}: {e}"))?;
         }
     }
@@ -2411,8 +2427,13 @@ pub fn check_corpus(corpus: &Corpus, dir: &Path) -> Result<(), String> {
     let mut report = String::new();
     let mut differing = 0;
     let mut on_disk: BTreeSet<String> = BTreeSet::new();
-    for sub in [DIR_422, DIR_MASTER] {
-        if let Ok(rd) = std::fs::read_dir(dir.join(sub)) {
+    // The directories regenerated (a run limited to some releases checks only those).
+    let subs: BTreeSet<String> = corpus
+        .keys()
+        .filter_map(|k| k.split('/').next().map(String::from))
+        .collect();
+    for sub in subs {
+        if let Ok(rd) = std::fs::read_dir(dir.join(&sub)) {
             for e in rd.flatten() {
                 let n = e.file_name().to_string_lossy().to_string();
                 if n.ends_with(".json") {

@@ -25,8 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Regenerate the vectors: OpenPMIx 4.2.2 from the installed libpmix (through the oracle),
-    /// master from the shared recordings.
+    /// Regenerate the vectors: each library release (4.2.2 ... 7.0.0rc1) through its oracle,
+    /// master from the recordings in vectors/recordings.
     Regenerate {
         /// Do not write: compare with the checked-in files, show a diff and exit 1 if they differ.
         #[arg(long)]
@@ -34,12 +34,16 @@ enum Cmd {
         /// The vectors directory (default: the workspace's vectors/). Ids are kept from the files in it.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// The shared recordings directory (default: ../shared/vectors beside the workspace).
-        #[arg(long, value_name = "DIR")]
-        shared: Option<PathBuf>,
+        /// The raw recordings directory (default: the workspace's vectors/recordings).
+        #[arg(long, alias = "shared", value_name = "DIR")]
+        recordings: Option<PathBuf>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Only these library releases (repeatable; default: all of 4.2.2 5.0.7 6.0.0 6.1.0
+        /// 7.0.0rc1, each made available by `bash tools/peers.sh make RELEASE`).
+        #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_wire::oracle::LIBRARIES))]
+        releases: Vec<String>,
     },
     /// Rewrite vectors/LOCK so that it freezes every vector now in the frozen files.
     Lock {
@@ -71,13 +75,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Regenerate {
             check,
             out,
-            shared,
+            recordings,
             quiet,
+            releases,
         } => {
             let opts = Options {
                 vectors_dir: out.unwrap_or(defaults.vectors_dir),
-                shared_dir: shared.unwrap_or(defaults.shared_dir),
+                shared_dir: recordings.unwrap_or(defaults.shared_dir),
                 quiet,
+                libraries: if releases.is_empty() {
+                    defaults.libraries
+                } else {
+                    releases
+                },
             };
             let corpus = vectorgen::regenerate_with_library(&opts)?;
             let total: usize = corpus.values().map(|f| f.tests.len()).sum();
@@ -127,17 +137,36 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Cmd::Stats { dir } => {
             let dir = dir.unwrap_or(defaults.vectors_dir);
             let corpus = vectorgen::load_dir(&dir)?;
-            let (mut tv, mut ti, mut ta) = (0, 0, 0);
+            let (mut tv, mut ti, mut ta, mut tc) = (0, 0, 0, 0);
             println!(
-                "{:<52} {:>6} {:>8} {:>11}",
-                "file", "valid", "invalid", "acceptable"
+                "{:<52} {:>6} {:>8} {:>11} {:>16}",
+                "file", "valid", "invalid", "acceptable", "computed"
             );
+            let share = |c: usize, n: usize| 100.0 * c as f64 / n.max(1) as f64;
+            let mut over = Vec::new();
             for (rel, f) in &corpus {
                 let (v, i, a) = vectorgen::counts(f);
-                println!("{rel:<52} {v:>6} {i:>8} {a:>11}");
-                (tv, ti, ta) = (tv + v, ti + i, ta + a);
+                let c = f.computed();
+                let pct = share(c, f.tests.len());
+                println!("{rel:<52} {v:>6} {i:>8} {a:>11} {c:>7} ({pct:>5.2}%)");
+                if pct >= vectorgen::MAX_COMPUTED_PERCENT {
+                    over.push(rel.clone());
+                }
+                (tv, ti, ta, tc) = (tv + v, ti + i, ta + a, tc + c);
             }
-            println!("{:<52} {tv:>6} {ti:>8} {ta:>11}", "total");
+            let pct = share(tc, tv + ti + ta);
+            println!(
+                "{:<52} {tv:>6} {ti:>8} {ta:>11} {tc:>7} ({pct:>5.2}%)",
+                "total"
+            );
+            if !over.is_empty() {
+                eprintln!(
+                    "pmix-vectors: computed share at or above {}% in: {}",
+                    vectorgen::MAX_COMPUTED_PERCENT,
+                    over.join(", ")
+                );
+                return Ok(ExitCode::from(1));
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
