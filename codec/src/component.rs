@@ -115,6 +115,9 @@ pub struct Profile {
     pub proc_stats_reads_peak_vsize: bool,
     /// A REGEX framed as `pmix...` is accepted (4.2.x) besides `raw:`/`blob:` (quirk U4).
     pub regex_pmix_framing: bool,
+    /// The preg modules claim a framed REGEX only when its NUL lies inside the buffer, so an
+    /// unterminated one takes the plain-string fallback (7.0; quirks C3, U4).
+    pub regex_needs_nul: bool,
     /// Families in which the SIZE in front of a MODEX carries a UINT64 tag (quirk R3;
     /// v12 always tags).
     pub modex_size_tagged_in: &'static [Family],
@@ -144,9 +147,18 @@ pub struct Profile {
     /// PMIX_INFO_CREATE marks the last element PMIX_INFO_ARRAY_END, which v12's APP
     /// unpacker leaves in place (quirk U13); from 5.0 on the receiver sees 0.
     pub info_create_marks_end: bool,
-    /// pack_val's pointer-valued list includes the STATS types (4.2.x) rather than the newer
-    /// structs DEVICE, RESOURCE_UNIT, NODE_PID, REGEX2 (master).
-    pub pointer_values_stats: bool,
+    /// The release-dependent part of pack_val's list of pointer-valued types (the STATS
+    /// types up to 6.0; DEVICE, RESOURCE_UNIT, NODE_PID from 6.1; REGEX2 from 7.0): a VALUE
+    /// of such a type the component does not register is -16 rather than -1.
+    pub pointer_values: &'static [DataType],
+    /// The status of a DATA_ARRAY whose element type the component does not register:
+    /// -32 where the storage is allocated first (master), -16 in 7.0.
+    pub darray_unknown_element: crate::Status,
+    /// Element types 6.1's DATA_ARRAY unpacker no longer constructs (quirk U8).
+    pub darray_constructs_not: &'static [DataType],
+    /// Families whose unpackers refuse string lengths and counts above INT_MAX-2
+    /// (PMIX_TAINT_INT_LIMIT) with -27 (quirk R9).
+    pub taint_limit_in: &'static [Family],
 }
 
 const V12_V41: &[Component] = &[
@@ -160,6 +172,12 @@ const V12_V41: &[Component] = &[
 
 const V51_V61: &[Component] = &[Component::V51, Component::V61];
 const LEGACY20_CONVERGED: &[Family] = &[Family::Legacy20, Family::Converged];
+const STATS_TYPES: &[DataType] = &[
+    DataType::PROC_STATS,
+    DataType::DISK_STATS,
+    DataType::NET_STATS,
+    DataType::NODE_STATS,
+];
 
 /// OpenPMIx 4.2.x, and 5.0.x (byte-identical).
 const PROFILE_4_2: Profile = Profile {
@@ -173,6 +191,7 @@ const PROFILE_4_2: Profile = Profile {
     string_forces_nul: false,
     proc_stats_reads_peak_vsize: true,
     regex_pmix_framing: true,
+    regex_needs_nul: false,
     modex_size_tagged_in: LEGACY20_CONVERGED,
     info_array_size_tagged_in: LEGACY20_CONVERGED,
     darray_undef_has_size: true,
@@ -184,7 +203,10 @@ const PROFILE_4_2: Profile = Profile {
     darray_unpack_refuses: &[],
     value_unpack_refuses: &[],
     info_create_marks_end: true,
-    pointer_values_stats: true,
+    pointer_values: STATS_TYPES,
+    darray_unknown_element: crate::Status::ERR_NOMEM,
+    darray_constructs_not: &[],
+    taint_limit_in: &[],
 };
 
 /// OpenPMIx 5.0.x (Debian trixie's 5.0.7): 4.2.x but for quirk U13.
@@ -212,6 +234,7 @@ const PROFILE_MASTER: Profile = Profile {
     string_forces_nul: true,
     proc_stats_reads_peak_vsize: false,
     regex_pmix_framing: false,
+    regex_needs_nul: false,
     modex_size_tagged_in: &[],
     info_array_size_tagged_in: &[],
     darray_undef_has_size: false,
@@ -223,7 +246,15 @@ const PROFILE_MASTER: Profile = Profile {
     darray_unpack_refuses: &[],
     value_unpack_refuses: &[],
     info_create_marks_end: false,
-    pointer_values_stats: false,
+    pointer_values: &[
+        DataType::DEVICE,
+        DataType::RESOURCE_UNIT,
+        DataType::NODE_PID,
+        DataType::REGEX2,
+    ],
+    darray_unknown_element: crate::Status::ERR_NOMEM,
+    darray_constructs_not: &[],
+    taint_limit_in: &[],
 };
 
 /// OpenPMIx 6.0.0 (tag v6.0.0, e87b2ee8).
@@ -241,9 +272,20 @@ const PROFILE_6_0: Profile = Profile {
     ],
     judged_by: &["6.0.0"],
     registrations: &[
-        (61, 64, &[Component::V41]),
+        (61, 64, &[Component::V41, Component::V51]),
         (70, 72, &[Component::V51]),
         (73, 75, &[]),
+    ],
+    flex_tail: FlexTail::RawLastByte,
+    negative_string_is_null: false,
+    string_forces_nul: false,
+    pointer_values: &[
+        DataType::PROC_STATS,
+        DataType::DISK_STATS,
+        DataType::NET_STATS,
+        DataType::NODE_STATS,
+        DataType::DEVICE,
+        DataType::RESOURCE_UNIT,
     ],
     modex_size_tagged_in: &[Family::Legacy20],
     darray_undef_has_size: true,
@@ -267,6 +309,16 @@ const PROFILE_6_1: Profile = Profile {
         (73, 73, &[Component::V61]),
         (74, 75, &[]),
     ],
+    flex_tail: FlexTail::RawLastByte,
+    negative_string_is_null: false,
+    string_forces_nul: false,
+    pointer_values: &[
+        DataType::DEVICE,
+        DataType::RESOURCE_UNIT,
+        DataType::NODE_PID,
+    ],
+    darray_constructs_not: STATS_TYPES,
+    taint_limit_in: &[Family::Legacy12, Family::Legacy20],
     modex_size_tagged_in: &[Family::Legacy20],
     darray_undef_has_size: true,
     darray_pack_depth_cap: false,
@@ -289,8 +341,17 @@ const PROFILE_7_0: Profile = Profile {
         Component::V61,
     ],
     judged_by: &["7.0.0rc1"],
-    darray_unpack_refuses: &[DataType::MODEX, DataType::INFO_ARRAY],
+    darray_unpack_refuses: &[
+        DataType::MODEX,
+        DataType::INFO_ARRAY,
+        DataType::PROC_STATS,
+        DataType::DISK_STATS,
+        DataType::NET_STATS,
+        DataType::NODE_STATS,
+    ],
     value_unpack_refuses: &[DataType::COMPRESSED_STRING],
+    darray_unknown_element: crate::Status::ERR_UNKNOWN_DATA_TYPE,
+    regex_needs_nul: true,
     ..PROFILE_MASTER
 };
 

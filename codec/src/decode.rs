@@ -295,9 +295,25 @@ impl<'a> Dec<'a> {
 
     /// A nullable C string, borrowed from the input: the bytes a C reader sees.
     #[inline]
+    /// 6.1's v12/v20 unpackers refuse a string length, APP envc or QUERY key count above
+    /// INT_MAX-2 with PMIX_ERR_BAD_PARAM before reading further (quirk R9).
+    fn taint_limit(&self, n: i32, at: usize, what: &str) -> Result<()> {
+        if n > i32::MAX - 2 && self.rel.profile().taint_limit_in.contains(&self.fam) {
+            return Err(err(
+                Status::ERR_BAD_PARAM,
+                at,
+                format!("{what} {n} above INT_MAX-2 (quirk R9)"),
+            ));
+        }
+        Ok(())
+    }
+
     fn string_slice(&mut self) -> Result<Option<&'a [u8]>> {
         let at = self.at();
         let len = self.i32()?;
+        if self.fam == Family::Legacy12 {
+            self.taint_limit(len, at, "string length")?;
+        }
         if len == 0 || (len < 0 && self.rel.profile().negative_string_is_null) {
             return Ok(None);
         }
@@ -911,6 +927,7 @@ impl<'a> Dec<'a> {
     #[inline(never)]
     fn query(&mut self, at: usize) -> Result<Value> {
         let n = self.i32()?;
+        self.taint_limit(n, at, "QUERY nkeys")?;
         let n = if n > 0 {
             self.count_check(n as u64, at, "QUERY keys")?
         } else {
@@ -1339,7 +1356,10 @@ impl<'a> Dec<'a> {
         }
         let framed = rest.starts_with(b"raw:")
             || (self.rel.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
-        if framed {
+        // 7.0's preg modules only claim a regex whose NUL is inside the buffer (quirk C3);
+        // an unterminated one goes to the fallback below.
+        let claimed = !self.rel.profile().regex_needs_nul || cstr_len(rest).is_some();
+        if framed && claimed {
             let n = cstr_len(rest).ok_or_else(|| {
                 err(
                     Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
@@ -1441,6 +1461,7 @@ impl<'a> Dec<'a> {
         let argv = self.app_texts(argc, "argv")?;
         let at = self.at();
         let envc = self.i32()?;
+        self.taint_limit(envc, at, "APP envc")?;
         let envc = if envc > 0 {
             self.count_check(envc as u64, at, "APP envc")?
         } else {
@@ -1560,9 +1581,11 @@ impl<'a> Dec<'a> {
             ));
         }
         if self.rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
+            let prof = self.rel.profile();
             if self.as_read()
-                && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
-                && !self.rel.profile().darray_constructs_also.contains(&ty)
+                && (!quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
+                    || prof.darray_constructs_not.contains(&ty))
+                && !prof.darray_constructs_also.contains(&ty)
             {
                 return Err(err(
                     Status::ERR_NOMEM,
@@ -1578,8 +1601,28 @@ impl<'a> Dec<'a> {
                 ));
             }
         }
-        if !self.comp.registers(ty, self.rel)
-            || ty == DataType::REGEX
+        if self.rel.profile().darray_unknown_element == Status::ERR_UNKNOWN_DATA_TYPE
+            && (ty.0 > 75 || self.rel.profile().darray_unpack_refuses.contains(&ty))
+        {
+            // 7.0 allocates the storage first: ids it has no type for, and the types it
+            // cannot construct, are -32 before the component's registration is asked.
+            return Err(err(
+                Status::ERR_NOMEM,
+                at,
+                format!("cannot construct an array of {ty} (quirk U8)"),
+            ));
+        }
+        if !self.comp.registers(ty, self.rel) && ty != DataType::REGEX {
+            return Err(err(
+                self.rel.profile().darray_unknown_element,
+                at,
+                format!(
+                    "{} does not register {ty}: no array of it (quirk U8)",
+                    self.comp
+                ),
+            ));
+        }
+        if ty == DataType::REGEX
             || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty))
         {
             return Err(err(

@@ -61,9 +61,9 @@ pub const QUIRKS: &[Quirk] = &[
         id: "R1-flex-decoder-truncation",
         kind: QuirkKind::ReleaseDifference,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
-        components: "v4 v41",
-        openpmix: "4.2.2's psquash decoder reads the last available byte as a raw 8-bit tail when input ends inside a varint (UINT16 `ff ff` = 32767). Its integer unpacker refuses an empty region with -50 when a call starts there, but for the second or later value of one call it over-reads and then reports PMIX_ERR_FATAL (-63). Master returns -50 in every case.",
-        chosen: "Release::OpenPmix4_2 reproduces the raw tail, -50 at the start of a call and -63 (without reading) later in the same call; Release::Master returns -50.",
+        components: "v4 v41 v51 v61",
+        openpmix: "4.2.x, 5.0.x, 6.0 and 6.1 decode flex integers with psquash, which reads the last available byte as a raw 8-bit tail when input ends inside a varint (UINT16 `ff ff` = 32767); their integer unpacker refuses an empty region with -50 when a call starts there, but for the second or later value of one call it over-reads and then reports PMIX_ERR_FATAL (-63). 7.0 and master return -50 in every case.",
+        chosen: "Selectable by Release (Profile::flex_tail): the raw tail, -50 at the start of a call and -63 (without reading) later in the same call for 4.2 ... 6.1; -50 for 7.0 and master.",
     },
     Quirk {
         id: "R2-darray-undef-size",
@@ -94,8 +94,8 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::ReleaseDifference,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "all",
-        openpmix: "Master: length <= 0 is NULL and the last byte is forced to NUL. 4.2.2: only 0 is NULL (negative lengths reach malloc, -29), no forced NUL.",
-        chosen: "Selectable by Release; the string ends at its first NUL either way (that is what a C reader sees).",
+        openpmix: "7.0 and master: a length <= 0 is NULL and the last byte is forced to NUL. 4.2.x, 5.0.x, 6.0 and 6.1: only 0 is NULL (a negative length reaches malloc, -29) and the last byte is kept (`02 06 616263` in v41 reads \"abc\" there, \"ab\" in 7.0).",
+        chosen: "Selectable by Release (Profile::negative_string_is_null, string_forces_nul); the string ends at its first NUL either way (that is what a C reader sees).",
     },
     Quirk {
         id: "R6-nesting-cap",
@@ -222,8 +222,8 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::ReleaseDifference,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 (every release); v21 ... v61 by release",
-        openpmix: "Unpacking a DATA_ARRAY allocates the element storage from a fixed list of types before reading the elements. v20's list is short (no VALUE, BUFFER, KVAL, MODEX, DATA_ARRAY, INFO_ARRAY ...): -47. 4.2.x/5.0.x's PMIX_DATA_ARRAY_CONSTRUCT leaves other types (DATA_ARRAY, BUFFER, KVAL, MODEX, INFO_ARRAY, the enums added in v4 ...) NULL and the unpacker returns -32, although the packer wrote them happily; 6.0 and 6.1 use the same list plus DEVICE and RESOURCE_UNIT. 7.0 allocates every registered type but MODEX and INFO_ARRAY (-32 in v21/v3). Master allocates every registered type.",
-        chosen: "Reproduced per family and release profile: V20_DARRAY_ELEMENT_TYPES, DARRAY_CONSTRUCT_4_2 with Profile::darray_constructs_also, and Profile::darray_unpack_refuses.",
+        openpmix: "Unpacking a DATA_ARRAY allocates the element storage from a fixed list of types before reading the elements. v20's list is short (no VALUE, BUFFER, KVAL, MODEX, DATA_ARRAY, INFO_ARRAY ...): -47. 4.2.x/5.0.x's PMIX_DATA_ARRAY_CONSTRUCT leaves other types (DATA_ARRAY, BUFFER, KVAL, MODEX, INFO_ARRAY, the enums added in v4 ...) NULL and the unpacker returns -32, although the packer wrote them happily; 6.0 uses the same list plus DEVICE and RESOURCE_UNIT, 6.1 that list without the STATS types. 7.0 allocates every type it knows but MODEX, INFO_ARRAY and the STATS types (-32, also for ids above 75), and only then asks the component, which refuses a type it does not register with -16 (up to 6.1 and in master that is -32). Master allocates every registered type.",
+        chosen: "Reproduced per family and release profile: V20_DARRAY_ELEMENT_TYPES, DARRAY_CONSTRUCT_4_2 with Profile::darray_constructs_also / darray_constructs_not, Profile::darray_unpack_refuses and Profile::darray_unknown_element.",
     },
     Quirk {
         id: "U5-negative-count",
@@ -302,9 +302,9 @@ pub const QUIRKS: &[Quirk] = &[
         id: "C3-regex-unterminated-overread",
         kind: QuirkKind::UpstreamBug,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
-        components: "v4 v41 (4.2.x preg `pmix`/`raw:` framing)",
-        openpmix: "The preg modules unpack a framed REGEX with strdup/strlen from the read pointer without a bound: without a NUL before the end of the buffer they read past it (heap over-read) and usually succeed with garbage.",
-        chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) when no NUL ends the regex inside the input.",
+        components: "v4 ... v61 (preg `raw:`, 4.2.x `pmix`)",
+        openpmix: "Up to 6.1 the preg modules unpack a framed REGEX with strdup/strlen from the read pointer without a bound: without a NUL before the end of the buffer they read past it (heap over-read) and usually succeed with garbage. 7.0's preg modules claim a regex only when its NUL lies inside the buffer; an unterminated one takes the plain-string fallback of quirk U4 (-19 or the STRING unpack's error in a non-described buffer, -20 in a described one).",
+        chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) when no NUL ends the regex inside the input, up to 6.1; in 7.0 the fallback, as the library does (Profile::regex_needs_nul).",
     },
     Quirk {
         id: "C4-v20-size-as-int32",
@@ -354,6 +354,22 @@ pub const QUIRKS: &[Quirk] = &[
         openpmix: "6.1.0's DATA_ARRAY unpacker, once it has read a typeless (UNDEF) array in a call, returns every later array of the call as an empty UNDEF array without reading its bytes (the packer wrote them in full); the call succeeds with garbage and leaves the bytes unread. 6.0 and 4.2.x read them.",
         chosen: "Read what the packer wrote (as 6.0 does); the differential suite lists these cases as upstream garbage and checks that 6.1 still misreads them.",
     },
+    Quirk {
+        id: "R9-taint-int-limit",
+        kind: QuirkKind::ReleaseDifference,
+        releases: &["6.1"],
+        components: "v12 v20",
+        openpmix: "6.1.0 added a guard (PMIX_TAINT_INT_LIMIT, INT_MAX-2) to the legacy unpackers: a v12 string length, a v12/v20 APP env count or a v20 QUERY key count above it is refused with PMIX_ERR_BAD_PARAM (-27) before anything else is read. Up to 6.0 such a length reads past the end (-50); 7.0 has no v12/v20.",
+        chosen: "Selectable by Release (Profile::taint_limit_in): -27 in the 6.1 profile.",
+    },
+    Quirk {
+        id: "R10-pointer-valued-types",
+        kind: QuirkKind::ReleaseDifference,
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
+        components: "v21 ... v61",
+        openpmix: "pack_val refuses a VALUE (or INFO) whose type the component does not register with -16 when the type is in its list of pointer-valued structs, else with -1. The list's release-dependent part: the STATS types in 4.2.x/5.0.x; the STATS types, DEVICE and RESOURCE_UNIT in 6.0; DEVICE, RESOURCE_UNIT and NODE_PID in 6.1; REGEX2 too in 7.0 and master.",
+        chosen: "Reproduced (Profile::pointer_values, quirks::is_pointer_value_type).",
+    },
 ];
 
 /// PMIX_INFO_ARRAY_END: the flag PMIX_INFO_CREATE puts on an array's last element.
@@ -378,6 +394,8 @@ pub fn negative_count_past_end(fam: Family, ty: DataType) -> bool {
             | T::JOB_STATE
             | T::LINK_STATE
             | T::PROC_STATE
+            | T::RESBLOCK_DIRECTIVE
+            | T::ALLOC_INHERIT
     );
     let fixed = byte_sized
         || matches!(
@@ -640,22 +658,9 @@ pub fn is_pointer_value_type(t: DataType, rel: crate::Release) -> bool {
             | DataType::ENDPOINT
             | DataType::REGATTR
     );
-    common
-        || if rel.profile().pointer_values_stats {
-            // 4.2.x's pack_val lists the STATS types; master lists the newer structs.
-            matches!(
-                t,
-                DataType::PROC_STATS
-                    | DataType::DISK_STATS
-                    | DataType::NET_STATS
-                    | DataType::NODE_STATS
-            )
-        } else {
-            matches!(
-                t,
-                DataType::DEVICE | DataType::RESOURCE_UNIT | DataType::NODE_PID | DataType::REGEX2
-            )
-        }
+    // 4.2.x ... 6.0's pack_val lists the STATS types; 6.1 the newer structs it knows,
+    // 7.0 and master REGEX2 too.
+    common || rel.profile().pointer_values.contains(&t)
 }
 
 /// Types whose modern unpacker is the flex-integer routine, directly or through a wrapper

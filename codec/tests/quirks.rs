@@ -220,6 +220,25 @@ fn r5_string_unpack() {
     );
     let got = dec(codec(Component::V21, ND, MASTER), &bytes, &s).unwrap();
     assert_eq!(got[0].values, vec![Value::String(None)]);
+    // "abc" without its NUL (v41): 4.2.2 ... 6.1.0 keep the last byte, 7.0.0rc1 forces it
+    // to NUL (all five through the oracle).
+    let abc = h("02 06 616263");
+    for (rel, want) in [
+        (R42, "abc"),
+        (Release::OpenPmix5_0, "abc"),
+        (Release::OpenPmix6_0, "abc"),
+        (Release::OpenPmix6_1, "abc"),
+        (Release::OpenPmix7_0, "ab"),
+    ] {
+        let got = dec(codec(Component::V41, ND, rel), &abc, &s).unwrap();
+        assert_eq!(got[0].values, vec![Value::string(want)], "{rel}");
+    }
+    for rel in [Release::OpenPmix6_0, Release::OpenPmix6_1] {
+        assert_eq!(
+            dec(codec(Component::V41, ND, rel), &h("02 01"), &s),
+            Err((-29, 0))
+        );
+    }
 }
 
 #[test]
@@ -793,6 +812,46 @@ fn u13_v12_app_info_end_flag() {
         .unwrap();
         assert_eq!(got, vec![item.clone()], "{rel}");
     }
+}
+
+#[test]
+fn r9_taint_int_limit() {
+    // v12 STRING "hello" whose length says INT_MAX-1: 6.1.0 -27, 6.0.0 -50 (oracle vectors).
+    let bytes = h("00000001 7ffffffe 68656c6c6f00");
+    let call = [(DataType::STRING, 1)];
+    let six1 = codec(Component::V12, ND, Release::OpenPmix6_1);
+    assert_eq!(dec(six1, &bytes, &call), Err((-27, 0)));
+    let six0 = codec(Component::V12, ND, Release::OpenPmix6_0);
+    assert_eq!(dec(six0, &bytes, &call), Err((-50, 0)));
+    // INT_MAX-2 itself is still read (and runs past the end).
+    let at_limit = h("00000001 7ffffffd 68656c6c6f00");
+    assert_eq!(dec(six1, &at_limit, &call), Err((-50, 0)));
+}
+
+#[test]
+fn r10_pointer_valued_types() {
+    // A VALUE of a type v41 does not register: -16 where it is pointer-valued, else -1.
+    let v41 = |rel| codec(Component::V41, ND, rel);
+    let device = Item::one(Value::Value(Box::new(Value::Device(Device::default()))));
+    let stats = Item::one(Value::Value(Box::new(Value::DiskStats(Default::default()))));
+    let regex2 = Item::one(Value::Value(Box::new(Value::Regex2(Regex2::default()))));
+    assert_eq!(
+        enc_status(v41(Release::OpenPmix4_2), std::slice::from_ref(&device)),
+        -1
+    );
+    assert_eq!(
+        enc_status(v41(Release::OpenPmix6_0), std::slice::from_ref(&device)),
+        -16
+    );
+    assert_eq!(
+        enc_status(v41(Release::OpenPmix6_1), std::slice::from_ref(&stats)),
+        -1
+    );
+    assert_eq!(
+        enc_status(v41(Release::OpenPmix6_1), std::slice::from_ref(&regex2)),
+        -1
+    );
+    assert_eq!(enc_status(v41(Release::OpenPmix7_0), &[regex2]), -16);
 }
 
 #[test]

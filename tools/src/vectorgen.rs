@@ -350,6 +350,17 @@ struct Draft {
     decoded: Option<Vec<Item>>,
 }
 
+/// A DATA_ARRAY call with a typeless (UNDEF) array before its last array (quirks R2, C6).
+fn typeless_darray_before_others(items: &[Item]) -> bool {
+    items.iter().any(|i| {
+        i.ty == DataType::DATA_ARRAY
+            && i.values.len() > 1
+            && i.values[..i.values.len() - 1]
+                .iter()
+                .any(|v| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF))
+    })
+}
+
 fn types_only(types: &[DataType]) -> Vec<Item> {
     types.iter().map(|t| Item::new(*t, vec![])).collect()
 }
@@ -563,6 +574,28 @@ impl<'a> Gen<'a> {
         if self.valid_keys.contains(&items_key(items)) {
             self.skip_detail("duplicate pack call list", name);
             return None;
+        }
+        if typeless_darray_before_others(items)
+            && self.comp.family() != Family::Legacy20
+            && self.comp.family() != Family::Legacy12
+        {
+            let prof = self.rel.profile();
+            if !prof.darray_undef_has_size {
+                // 7.0 returns after the typeless array's tag and drops the rest (quirk R2).
+                self.skip_detail(
+                    "typeless DATA_ARRAY before others: the packer drops the rest (quirk R2)",
+                    name,
+                );
+                return None;
+            }
+            if self.rel == Release::OpenPmix6_1 {
+                // 6.1 reads every later array as UNDEF without reading it (quirk C6).
+                self.skip_detail(
+                    "typeless DATA_ARRAY before others: the unpacker reads garbage (quirk C6)",
+                    name,
+                );
+                return None;
+            }
         }
         let fl = |extra: &[&str]| -> BTreeSet<String> {
             flags.iter().chain(extra).map(|s| s.to_string()).collect()

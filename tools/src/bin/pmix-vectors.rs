@@ -45,6 +45,12 @@ enum Cmd {
         #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_wire::oracle::LIBRARIES))]
         releases: Vec<String>,
     },
+    /// Print the cross-release matrix (vectors/MATRIX.md) computed by the real libraries.
+    Matrix {
+        /// Only these library releases (repeatable; default: all).
+        #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_wire::oracle::LIBRARIES))]
+        releases: Vec<String>,
+    },
     /// Rewrite vectors/LOCK so that it freezes every vector now in the frozen files.
     Lock {
         /// The vectors directory.
@@ -91,7 +97,24 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             };
             let corpus = vectorgen::regenerate_with_library(&opts)?;
             let total: usize = corpus.values().map(|f| f.tests.len()).sum();
+            // The matrix needs every release; a run limited to some leaves it alone.
+            let all = opts.libraries.len() == pmix_wire::oracle::LIBRARIES.len();
+            let matrix = if all {
+                let libs: Vec<&str> = opts.libraries.iter().map(String::as_str).collect();
+                Some(compute_matrix(&libs, quiet)?)
+            } else {
+                None
+            };
+            let matrix_path = opts.vectors_dir.join("MATRIX.md");
             if check {
+                if let Some(m) = &matrix {
+                    let have = std::fs::read_to_string(&matrix_path).unwrap_or_default();
+                    if &have != m {
+                        println!("{}", vectorgen::line_diff("MATRIX.md", &have, m));
+                        eprintln!("pmix-vectors: vectors/MATRIX.md no longer matches what the libraries do; regenerate with `pmix-vectors regenerate`");
+                        return Ok(ExitCode::from(1));
+                    }
+                }
                 match vectorgen::check_corpus(&corpus, &opts.vectors_dir) {
                     Ok(()) => {
                         eprintln!(
@@ -108,6 +131,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
             } else {
                 vectorgen::write_corpus(&corpus, &opts.vectors_dir)?;
+                if let Some(m) = &matrix {
+                    std::fs::write(&matrix_path, m)
+                        .map_err(|e| format!("{}: {e}", matrix_path.display()))?;
+                }
                 eprintln!(
                     "pmix-vectors: wrote {} files, {total} vectors under {}",
                     corpus.len(),
@@ -121,6 +148,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 Ok(ExitCode::SUCCESS)
             }
+        }
+        Cmd::Matrix { releases } => {
+            let libs: Vec<&str> = if releases.is_empty() {
+                pmix_wire::oracle::LIBRARIES.to_vec()
+            } else {
+                releases.iter().map(String::as_str).collect()
+            };
+            print!("{}", compute_matrix(&libs, false)?);
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Lock { dir } => {
             let dir = dir.unwrap_or(defaults.vectors_dir);
@@ -170,4 +206,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The matrix over `libs`, rendered; progress on stderr.
+fn compute_matrix(libs: &[&str], quiet: bool) -> Result<String, String> {
+    let cells = pmix_wire::matrix::compute(libs, &mut |lib| {
+        if !quiet {
+            eprintln!("pmix-vectors: matrix: asking OpenPMIx {lib}");
+        }
+    })?;
+    Ok(pmix_wire::matrix::render(&cells))
 }

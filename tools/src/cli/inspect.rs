@@ -1224,9 +1224,11 @@ impl<'a> Walker<'a> {
         let comp = self.codec.component;
         let rel = self.codec.release;
         if rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
+            let prof = rel.profile();
             if self.as_read()
-                && !quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
-                && !rel.profile().darray_constructs_also.contains(&ty)
+                && (!quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
+                    || prof.darray_constructs_not.contains(&ty))
+                && !prof.darray_constructs_also.contains(&ty)
             {
                 return Err(fail(
                     Status::ERR_NOMEM,
@@ -1242,8 +1244,14 @@ impl<'a> Walker<'a> {
                 ));
             }
         }
-        if !comp.registers(ty, rel)
-            || ty == DataType::REGEX
+        if !comp.registers(ty, rel) && ty != DataType::REGEX {
+            return Err(fail(
+                rel.profile().darray_unknown_element,
+                at,
+                format!("{comp} does not register {ty}: no array of it (quirk U8)"),
+            ));
+        }
+        if ty == DataType::REGEX
             || (self.as_read() && rel.profile().darray_unpack_refuses.contains(&ty))
         {
             return Err(fail(
@@ -1644,7 +1652,8 @@ impl<'a> Walker<'a> {
         }
         let framed = rest.starts_with(b"raw:")
             || (self.codec.release.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
-        if framed {
+        let claimed = !self.codec.release.profile().regex_needs_nul || cstr_len(rest).is_some();
+        if framed && claimed {
             let n = cstr_len(rest).ok_or_else(|| {
                 fail(
                     Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
