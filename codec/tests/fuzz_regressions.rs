@@ -287,7 +287,7 @@ fn holds_nested_arrays(comp: Component, rel: Release) -> bool {
     if comp == Component::V20 {
         quirks::V20_DARRAY_ELEMENT_TYPES.contains(&t)
     } else {
-        rel == Release::Master || quirks::DARRAY_CONSTRUCT_4_2.contains(&t)
+        !rel.profile().darray_construct_4_2 || quirks::DARRAY_CONSTRUCT_4_2.contains(&t)
     }
 }
 

@@ -97,7 +97,8 @@ pub fn id_prefix(component: Component, kind: BufferKind, release: Release) -> St
     if first == Some(release) {
         format!("{component}.{kind}")
     } else {
-        format!("{component}@{release}.{kind}")
+        // No dot inside an id segment: `5.0` is written `5_0`.
+        format!("{component}@{}.{kind}", release.name().replace('.', "_"))
     }
 }
 
@@ -760,7 +761,11 @@ mod tests {
         );
         assert_eq!(
             id_prefix(Component::V61, NonDescribed, Release::OpenPmix4_2),
-            "v61@4.2.non-described"
+            "v61@4_2.non-described"
+        );
+        assert_eq!(
+            id_prefix(Component::V61, NonDescribed, Release::OpenPmix7_0),
+            "v61@7_0.non-described"
         );
     }
 

@@ -99,7 +99,7 @@ fn case_ids_are_unique_readable_and_carry_their_sentence() {
         }
     }
     // The example, and the release qualifier of the two v41 files.
-    assert!(seen.contains_key("v61.non-described.ALLOC_INHERIT.valid.3"));
+    assert!(seen.contains_key("v61@7_0.non-described.ALLOC_INHERIT.valid.471"));
     assert!(seen.keys().any(|k| k.starts_with("v41@master.")));
     assert!(seen.keys().any(|k| k.starts_with("v41.fully-described.")));
     let master_v41 = sets
@@ -528,10 +528,11 @@ fn the_cli_lists_cases_and_refuses_bad_input() {
         "vectors",
         "--list",
         "--filter",
-        "v61.non-described.ALLOC_INHERIT.valid.3",
+        "v61@7_0.non-described.ALLOC_INHERIT.valid.471",
     ]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("v61.non-described.ALLOC_INHERIT.valid.3  Packing [ALLOC_INHERIT ×1]"));
+    assert!(out
+        .starts_with("v61@7_0.non-described.ALLOC_INHERIT.valid.471  Packing [ALLOC_INHERIT ×1]"));
     let (code, _, err) = cli(&["vectors", "--filter", "no-such-case"]);
     assert_eq!(code, 2);
     assert!(err.contains("no case id contains"), "{err}");

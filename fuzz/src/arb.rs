@@ -314,11 +314,9 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
 /// A codec and 1..=4 pack calls of values valid for it.
 pub fn arb_items(u: &mut Unstructured) -> Result<(Codec, Vec<Item>)> {
     let comp = *u.choose(&Component::ALL)?;
-    let rel = if u.arbitrary()? {
-        Release::OpenPmix4_2
-    } else {
-        Release::Master
-    };
+    // Any release profile that registers the component.
+    let rels: Vec<Release> = Release::ALL.into_iter().filter(|r| r.ships(comp)).collect();
+    let rel = *u.choose(&rels)?;
     let kind = if u.arbitrary()? {
         BufferKind::FullyDescribed
     } else {

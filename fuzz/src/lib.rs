@@ -53,10 +53,12 @@ pub fn parse_case<'a>(comps: &[Component], data: &'a [u8]) -> Option<DecodeCase<
     } else {
         BufferKind::NonDescribed
     };
+    // Two release profiles per component: the oldest and the newest that register it.
+    let rels: Vec<Release> = Release::ALL.into_iter().filter(|r| r.ships(comp)).collect();
     let rel = if b0 & 0x20 != 0 {
-        Release::OpenPmix4_2
+        rels[0]
     } else {
-        Release::Master
+        rels[rels.len() - 1]
     };
     let mut codec = Codec::new(comp, kind).with_release(rel);
     codec.options.as_written = b0 & 0x40 != 0;
@@ -98,7 +100,7 @@ pub fn make_case(
     if codec.kind == BufferKind::FullyDescribed {
         b0 |= 0x10;
     }
-    if codec.release == Release::OpenPmix4_2 {
+    if Release::ALL.iter().find(|r| r.ships(codec.component)) == Some(&codec.release) {
         b0 |= 0x20;
     }
     if codec.options.as_written {

@@ -1244,6 +1244,16 @@ impl<'a> Walker<'a> {
                 ));
             }
         }
+        if rel.profile().darray_unknown_element == Status::ERR_UNKNOWN_DATA_TYPE
+            && (ty.0 > 75 || rel.profile().darray_unpack_refuses.contains(&ty))
+        {
+            // 7.0 allocates the storage first (quirk U8).
+            return Err(fail(
+                Status::ERR_NOMEM,
+                at,
+                format!("cannot construct an array of {ty} (quirk U8)"),
+            ));
+        }
         if !comp.registers(ty, rel) && ty != DataType::REGEX {
             return Err(fail(
                 rel.profile().darray_unknown_element,

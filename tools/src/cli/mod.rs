@@ -234,11 +234,23 @@ impl From<KindArg> for BufferKind {
 /// The release profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReleaseArg {
-    /// OpenPMIx master (7.0.0a1)
+    /// OpenPMIx master (7.0.0a1, commit 494e9d9d)
     Master,
     /// OpenPMIx 4.2.x (Debian's libpmix 4.2.2)
     #[value(name = "4.2")]
     R42,
+    /// OpenPMIx 5.0.x (Debian trixie's 5.0.7)
+    #[value(name = "5.0")]
+    R50,
+    /// OpenPMIx 6.0.x (tag v6.0.0)
+    #[value(name = "6.0")]
+    R60,
+    /// OpenPMIx 6.1.x (tag v6.1.0)
+    #[value(name = "6.1")]
+    R61,
+    /// OpenPMIx 7.0 (Debian sid's 7.0.0rc1)
+    #[value(name = "7.0")]
+    R70,
 }
 
 impl From<ReleaseArg> for Release {
@@ -246,6 +258,10 @@ impl From<ReleaseArg> for Release {
         match r {
             ReleaseArg::Master => Release::Master,
             ReleaseArg::R42 => Release::OpenPmix4_2,
+            ReleaseArg::R50 => Release::OpenPmix5_0,
+            ReleaseArg::R60 => Release::OpenPmix6_0,
+            ReleaseArg::R61 => Release::OpenPmix6_1,
+            ReleaseArg::R70 => Release::OpenPmix7_0,
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn types_matrix(release: Release) -> String {
     out.push('\n');
     out.push_str(&format!("release profile: {release}"));
     if shipped.len() < Component::ALL.len() {
-        out.push_str("; * = not shipped by this release (shown as master has it)");
+        out.push_str("; * = not registered by this release (the codec refuses it)");
     }
     out.push('\n');
     out
