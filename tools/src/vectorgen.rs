@@ -2648,11 +2648,22 @@ mod tests {
         assert!(d.contains("-b\n+B\n"), "{d}");
     }
 
-    /// The checked-in 4.2.2 vectors still match the installed library (`regenerate --check`).
+    /// The checked-in vectors still match every library release available here
+    /// (`regenerate --check`); one that is not available is reported as not run, and is a
+    /// failure under CI, which makes every release available.
     #[test]
     fn checked_in_vectors_match_the_library() {
         let mut opts = Options::defaults();
         opts.quiet = true;
+        opts.libraries.retain(|lib| match crate::oracle::ensure_built_for(lib) {
+            Ok(_) => true,
+            Err(e) => {
+                let msg = format!("vectors of OpenPMIx {lib}: NOT RUN: {e}");
+                eprintln!("{msg}");
+                assert!(std::env::var_os("CI").is_none(), "{msg}");
+                false
+            }
+        });
         let corpus = regenerate_with_library(&opts)
             .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
         if let Err(e) = check_corpus(&corpus, &opts.vectors_dir) {
