@@ -350,6 +350,30 @@ struct Draft {
     decoded: Option<Vec<Item>>,
 }
 
+/// Whether a described v12 BUFFER, MODEX or INFO_ARRAY call stops inside its SIZE's
+/// integer tag (a 4-byte read at byte 16 with 0-3 bytes left): where libpmix tests an
+/// uninitialized type (quirk U14).
+fn cut_inside_v12_size_tag(codec: Codec, wire: &[u8], types: &[DataType]) -> bool {
+    let sized = [DataType::BUFFER, DataType::MODEX, DataType::INFO_ARRAY];
+    if codec.kind != BufferKind::FullyDescribed || types.len() != 1 || !sized.contains(&types[0]) {
+        return false;
+    }
+    match codec.decode_calls(wire, &[(types[0], usize::MAX)]) {
+        Err((e, _)) => {
+            e.status == Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER
+                && e.offset == 16
+                && [
+                    "need 4 bytes, 0 left",
+                    "need 4 bytes, 1 left",
+                    "need 4 bytes, 2 left",
+                    "need 4 bytes, 3 left",
+                ]
+                .contains(&e.reason.as_str())
+        }
+        Ok(_) => false,
+    }
+}
+
 /// A DATA_ARRAY call with a typeless (UNDEF) array before its last array (quirks R2, C6).
 fn typeless_darray_before_others(items: &[Item]) -> bool {
     items.iter().any(|i| {
@@ -803,6 +827,18 @@ impl<'a> Gen<'a> {
             return;
         }
         let fl: BTreeSet<String> = flags.iter().map(|s| s.to_string()).collect();
+        if matches!(self.rel, Release::OpenPmix6_0 | Release::OpenPmix6_1)
+            && self.comp == Component::V12
+            && cut_inside_v12_size_tag(self.codec(), &wire, types)
+        {
+            // 6.0/6.1 builds answer -16 or -50 here from one process to the next (they test
+            // an uninitialized type, quirk U14): no reproducible expectation to record.
+            self.skip_detail(
+                "v12 described SIZE tag cut short: 6.x answers -16 or -50 from run to run (quirk U14)",
+                &comment,
+            );
+            return;
+        }
         let got = self
             .judge
             .unpack(self.comp, self.kind, &wire, types, 1)
@@ -2655,15 +2691,16 @@ mod tests {
     fn checked_in_vectors_match_the_library() {
         let mut opts = Options::defaults();
         opts.quiet = true;
-        opts.libraries.retain(|lib| match crate::oracle::ensure_built_for(lib) {
-            Ok(_) => true,
-            Err(e) => {
-                let msg = format!("vectors of OpenPMIx {lib}: NOT RUN: {e}");
-                eprintln!("{msg}");
-                assert!(std::env::var_os("CI").is_none(), "{msg}");
-                false
-            }
-        });
+        opts.libraries
+            .retain(|lib| match crate::oracle::ensure_built_for(lib) {
+                Ok(_) => true,
+                Err(e) => {
+                    let msg = format!("vectors of OpenPMIx {lib}: NOT RUN: {e}");
+                    eprintln!("{msg}");
+                    assert!(std::env::var_os("CI").is_none(), "{msg}");
+                    false
+                }
+            });
         let corpus = regenerate_with_library(&opts)
             .unwrap_or_else(|e| panic!("THE LIBPMIX ORACLE IS REQUIRED FOR THIS TEST: {e}"));
         if let Err(e) = check_corpus(&corpus, &opts.vectors_dir) {
