@@ -44,7 +44,10 @@ fuzz_target!(|data: &[u8]| {
         .fold(0usize, |a, b| a.wrapping_mul(31).wrapping_add(*b as usize));
     for (i, comp) in Component::ALL.iter().enumerate() {
         let kind = BufferKind::ALL[(pick >> i) & 1];
-        let rels: Vec<Release> = Release::ALL.into_iter().filter(|r| r.ships(*comp)).collect();
+        let rels: Vec<Release> = Release::ALL
+            .into_iter()
+            .filter(|r| r.ships(*comp))
+            .collect();
         let rel = rels[(pick >> (i + 8)) % rels.len()];
         let codec = Codec::new(*comp, kind).with_release(rel);
         if let Ok(bytes) = codec.encode(&items) {
