@@ -134,14 +134,7 @@ pub const MODERN: &[Component] = &[
 ];
 
 /// The components of the differential target: the ones libpmix 4.2.2 ships.
-pub const DIFFERENTIAL: &[Component] = &[
-    Component::V12,
-    Component::V20,
-    Component::V21,
-    Component::V3,
-    Component::V4,
-    Component::V41,
-];
+pub const DIFFERENTIAL: &[Component] = Release::OpenPmix4_2.profile().components;
 
 // ---- memory bound ------------------------------------------------------------------------
 

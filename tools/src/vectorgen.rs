@@ -2410,9 +2410,8 @@ pub fn generate_master(
     out
 }
 
-/// Regenerate the whole corpus (4.2.2 through `judge`, then master).
-pub fn regenerate(judge: &mut dyn Judge, version: &str, opts: &Options) -> Result<Corpus, String> {
-    let previous = load_dir(&opts.vectors_dir)?;
+/// The master recordings named by `opts` (`vectors/recordings/...`).
+fn read_recordings(opts: &Options) -> Result<Vec<Recording>, String> {
     let rec_path = opts.shared_dir.join(DIR_MASTER).join("alloc-inherit.tsv");
     let rec_text = std::fs::read_to_string(&rec_path).map_err(|e| {
         format!(
@@ -2420,14 +2419,7 @@ pub fn regenerate(judge: &mut dyn Judge, version: &str, opts: &Options) -> Resul
             rec_path.display()
         )
     })?;
-    let recordings =
-        parse_recordings(&rec_text).map_err(|e| format!("{}: {e}", rec_path.display()))?;
-    let mut progress = Progress::new(18, opts.quiet);
-    let mut corpus = generate_library(judge, "4.2.2", version, &previous, &mut progress);
-    let master = generate_master(&recordings, &previous, &mut progress);
-    progress.done();
-    corpus.extend(master);
-    Ok(corpus)
+    parse_recordings(&rec_text).map_err(|e| format!("{}: {e}", rec_path.display()))
 }
 
 /// Regenerate every library release in `opts.libraries` (each through its own oracle, made
@@ -2435,15 +2427,7 @@ pub fn regenerate(judge: &mut dyn Judge, version: &str, opts: &Options) -> Resul
 /// available is an error naming the command that makes it so.
 pub fn regenerate_with_library(opts: &Options) -> Result<Corpus, String> {
     let previous = load_dir(&opts.vectors_dir)?;
-    let rec_path = opts.shared_dir.join(DIR_MASTER).join("alloc-inherit.tsv");
-    let rec_text = std::fs::read_to_string(&rec_path).map_err(|e| {
-        format!(
-            "cannot read the master recordings {}: {e}",
-            rec_path.display()
-        )
-    })?;
-    let recordings =
-        parse_recordings(&rec_text).map_err(|e| format!("{}: {e}", rec_path.display()))?;
+    let recordings = read_recordings(opts)?;
     let files: usize = opts
         .libraries
         .iter()

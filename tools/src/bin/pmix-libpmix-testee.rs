@@ -53,14 +53,7 @@ fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
 }
 
 /// Components libpmix 4.2.2 ships.
-const COMPONENTS: [Component; 6] = [
-    Component::V12,
-    Component::V20,
-    Component::V21,
-    Component::V3,
-    Component::V4,
-    Component::V41,
-];
+const COMPONENTS: &[Component] = Release::OpenPmix4_2.profile().components;
 
 fn unsupported(reason: impl Into<String>) -> J {
     json!({"result": "unsupported", "reason": reason.into()})
