@@ -995,22 +995,27 @@ impl<'a> Dec<'a> {
             ));
         }
         self.info_depth += 1;
-        let r = self.info_array_elements(n, at);
+        let r = self.info_array_elements(n);
         self.info_depth -= 1;
         r
     }
 
-    fn info_array_elements(&mut self, n: usize, at: usize) -> Result<Value> {
+    fn info_array_elements(&mut self, n: usize) -> Result<Value> {
         if n > 0 && self.as_read() {
-            // v12 ... v3 read the elements as VALUEs (quirk U11).
+            // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
+            // receiver then holds is each VALUE's struct over the key, whose C string is the
+            // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
+            let mut infos = Vec::with_capacity(n.min(self.r.remaining()));
             for _ in 0..n {
-                self.value()?;
+                let ty = self.value()?.data_type().0.to_le_bytes();
+                let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
+                infos.push(Info {
+                    key: Text(key),
+                    flags: 0,
+                    value: Value::Undef,
+                });
             }
-            return Err(err(
-                Status::ERR_UNPACK_FAILURE,
-                at,
-                "INFO_ARRAY elements read as VALUEs gave garbage (quirk U11)",
-            ));
+            return Ok(Value::InfoArray(infos));
         }
         let mut infos = Vec::with_capacity(n);
         for _ in 0..n {

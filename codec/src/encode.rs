@@ -652,6 +652,14 @@ impl Enc {
                 let framed = b.starts_with(b"raw:")
                     || b.starts_with(b"blob:")
                     || (self.rel.profile().regex_pmix_framing && b.starts_with(b"pmix"));
+                if !framed && self.desc {
+                    // The fallback packs a STRING through the library's own default module,
+                    // which refuses a described buffer: PACK_MISMATCH, as every release does.
+                    return Err(fail(
+                        Status::ERR_PACK_MISMATCH,
+                        "an unframed REGEX in a described buffer: the plain-string fallback refuses it (quirk U4)",
+                    ));
+                }
                 if !framed {
                     return Err(fail(
                         Status::ERR_BAD_PARAM,

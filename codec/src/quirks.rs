@@ -142,8 +142,8 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::UpstreamBug,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 ... v61 (REGEX 49)",
-        openpmix: "A REGEX that is not preg-framed (`raw:`/`blob:`/4.2 `pmix[`) crashes the packer.",
-        chosen: "We carry REGEX as the framed bytes; encoding bytes that are not a framed regex is refused (PMIX_ERR_BAD_PARAM). Decoding unframed bytes follows the unpacker's fallback, a whole unpack of one STRING through the receiver's own default module and buffer kind (non-described): -20 in a described buffer, else that unpack's error; if it succeeds we report -20 (a plain-string regex has no representation here).",
+        openpmix: "A REGEX that is not preg-framed (`raw:`/`blob:`/4.2 `pmix[`) falls back to a plain STRING packed through the library's own default module: in a non-described buffer that crashes the packer; in a described buffer the default module refuses the buffer kind with PMIX_ERR_PACK_MISMATCH (-22), after the call's tags (4.2.2 ... 7.0.0rc1 alike).",
+        chosen: "We carry REGEX as the framed bytes. Encoding bytes that are not a framed regex is refused: -22 in a described buffer, as the library does; -27 (PMIX_ERR_BAD_PARAM) in a non-described one, where the library crashes. Decoding unframed bytes follows the unpacker's fallback, a whole unpack of one STRING through the receiver's own default module and buffer kind (non-described): -20 in a described buffer, else that unpack's error; if it succeeds we report -20 (a plain-string regex has no representation here).",
     },
     Quirk {
         id: "U6-empty-int-record-at-end",
@@ -246,8 +246,8 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::SelfInconsistent,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12 v20 v21 v3",
-        openpmix: "The INFO_ARRAY unpacker of v12, v20, v21 and v3 reads its elements with the VALUE unpacker (type + payload) although the packer wrote INFO records (key, flags, type, payload): its own non-empty arrays fail (-46 in v12, -1 in v20, -16 in v21/v3 for typical keys).",
-        chosen: "Decode like the unpacker: the elements are read as VALUEs and C's status is reported; if that garbage read succeeds we report -20 (C would hand VALUEs out in INFO slots). Encode like the packer.",
+        openpmix: "The INFO_ARRAY unpacker of v12, v20, v21 and v3 reads its elements with the VALUE unpacker (type + payload) although the packer wrote INFO records (key, flags, type, payload), in every release. v12 fails on its own arrays (-46 for typical keys). v20, v21 and v3 usually succeed: the first VALUE type read is the key length's leading zero bytes (UNDEF), each VALUE struct is written over an INFO slot's key, and the receiver gets INFOs whose key is the type's bytes up to the first NUL (\"\" for UNDEF), flags 0 and no value; what the reads did not reach stays unread (18 bytes of a one-element array of {\"k\", UINT64}).",
+        chosen: "Decode like the unpacker: the elements are read as VALUEs, C's status is reported, and on success the INFOs the receiver holds (key = the VALUE type's little-endian bytes up to the first NUL, flags 0, UNDEF), leaving the rest unread, as libpmix 4.2.2, 6.1.0 and 7.0.0rc1 do. Encode like the packer. `DecodeOptions::as_written` reads the INFO records.",
     },
     Quirk {
         id: "U12-v20-persist-value-as-proc",

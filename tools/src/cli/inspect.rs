@@ -946,16 +946,14 @@ impl<'a> Walker<'a> {
         if n > 0 && self.as_read() {
             for i in 0..n {
                 let v = self.open(format!(
-                    "[{i}] VALUE  (an INFO read as a VALUE by the receiver, quirk U11)"
+                    "[{i}] VALUE  (an INFO read as a VALUE by the receiver, quirk U11: its key is the type's bytes, no value)"
                 ))?;
                 self.value()?;
                 self.close(v);
             }
-            return Err(fail(
-                Status::ERR_UNPACK_FAILURE,
-                at,
-                "INFO_ARRAY elements read as VALUEs gave garbage (quirk U11)",
-            ));
+            self.info_arrays -= 1;
+            self.close(h);
+            return Ok(());
         }
         for i in 0..n {
             if self.fam == Family::Legacy20 {
