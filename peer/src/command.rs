@@ -63,9 +63,11 @@ impl AllocDirective {
             "release" => AllocDirective::Release,
             "reacquire" => AllocDirective::Reacquire,
             "cancel" => AllocDirective::Cancel,
-            _ => return Err(PeerError::Usage(format!(
+            _ => {
+                return Err(PeerError::Usage(format!(
                 "unknown allocation directive '{s}' (valid: new extend release reacquire cancel)"
-            ))),
+            )))
+            }
         })
     }
 }

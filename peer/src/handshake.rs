@@ -231,7 +231,7 @@ pub fn parse_reply_rest(status: i32, needs_id: bool, rest: &[u8]) -> Result<Conn
         ))
     })();
     match parsed {
-        Ok((left, r)) if left.is_empty() => Ok(r),
+        Ok(([], r)) => Ok(r),
         Ok((left, _)) => Err(PeerError::malformed(
             "connect reply",
             format!("{} bytes left over", left.len()),
@@ -302,8 +302,8 @@ mod tests {
             Component::V61,
         );
         let b = req.encode().unwrap();
-        // size_t 2 (v61 flex: 02 04? no: zigzag-free size 2 = 0x02 after count 02), then
-        // the first info's key: the Q5 capture shows `10 22 "pmix.tool.nspace"` for 8 infos.
+        // `02 02`: one size_t, 2; `04`: two infos; `22`: key length 17. The Q5 capture shows
+        // `02 08 10 22 "pmix.tool.nspace"` for its 8 infos.
         let hash = b.windows(5).position(|w| w == b"hash\0").unwrap();
         let infos = &b[hash + 5..];
         assert_eq!(&infos[..4], &[0x02, 0x02, 0x04, 0x22]);

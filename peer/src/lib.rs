@@ -18,6 +18,7 @@ pub mod error;
 pub mod frame;
 pub mod handshake;
 pub mod rendezvous;
+pub mod scenario;
 
 pub use command::{AllocDirective, Event, InfoReply, Request, SpawnReply};
 pub use conn::{Direction, Exchange, Limits, Peer};

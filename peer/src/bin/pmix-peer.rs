@@ -1,1 +1,307 @@
-fn main() {}
+//! `pmix-peer`: talk to a running PMIx server as a native tool.
+//!
+//! ```text
+//! pmix-peer connect --uri FILE [-c v61] [--needs-id] [--json]
+//! pmix-peer run     --uri FILE [-c v61] --node n3 [--json] [-- /bin/sleep 5]
+//! pmix-peer matrix  --uri FILE --node n3 [--json]
+//! ```
+//! `connect` performs the handshake and prints what the server said; `run` performs the
+//! issue-15 acceptance conversation (allocation with inheritance, spawn into it, proc
+//! table, finalize); `matrix` runs it for v41, v51 and v61 and prints a table.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use pmix_codec::Component;
+use pmix_peer::scenario::{self, Plan};
+use pmix_peer::{ConnectRequest, Identity, Limits, Peer, ServerUri};
+use serde_json::json;
+
+#[derive(Parser)]
+#[command(
+    name = "pmix-peer",
+    about = "A native PMIx tool: handshake and commands against a real server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Connect, perform the tool handshake with a chosen component, print the answer.
+    Connect {
+        /// The server's URI file (`prte --report-uri FILE`).
+        #[arg(long)]
+        uri: PathBuf,
+        /// Client bfrops component (v12 v20 v21 v3 v4 v41 v51 v61).
+        #[arg(short, long, default_value = "v61")]
+        component: String,
+        /// Tool nspace (given id); ignored with --needs-id.
+        #[arg(long, default_value = "pmix-peer")]
+        nspace: String,
+        /// Ask the server to assign the tool's id (PMIX_TOOL_NEEDS_ID).
+        #[arg(long)]
+        needs_id: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The acceptance conversation: alloc (inheritance CHILD), DVM_IS_READY, spawn, proc table, finalize.
+    Run {
+        /// The server's URI file.
+        #[arg(long)]
+        uri: PathBuf,
+        /// Client bfrops component.
+        #[arg(short, long, default_value = "v61")]
+        component: String,
+        /// Node to reserve.
+        #[arg(long)]
+        node: String,
+        /// Print JSON (with the conversation in hex).
+        #[arg(long)]
+        json: bool,
+        /// Program to spawn (inside the server's root) and arguments.
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
+    /// `run` for v41, v51 and v61; one line each.
+    Matrix {
+        /// The server's URI file.
+        #[arg(long)]
+        uri: PathBuf,
+        /// Nodes to reserve, one per component, comma-separated (e.g. n2,n3,n4).
+        #[arg(long)]
+        nodes: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn component(name: &str) -> Result<Component, String> {
+    Component::ALL
+        .iter()
+        .copied()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| {
+            let valid: Vec<_> = Component::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown component '{name}' (valid: {})", valid.join(" "))
+        })
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn plan(c: Component, node: &str, argv: Vec<String>) -> Plan {
+    let pid = std::process::id();
+    Plan {
+        component: c,
+        nspace: format!("pw{}-{pid}", c.name()),
+        node: node.to_string(),
+        req_id: format!("rq-{}-{pid}", c.name()),
+        argv: if argv.is_empty() {
+            vec!["/bin/sleep".into(), "5".into()]
+        } else {
+            argv
+        },
+        limits: Limits::default(),
+        ready_wait: Duration::from_secs(30),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("pmix-peer: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main(cli: Cli) -> Result<ExitCode, String> {
+    match cli.cmd {
+        Cmd::Connect {
+            uri,
+            component: c,
+            nspace,
+            needs_id,
+            json,
+        } => {
+            let c = component(&c)?;
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let identity = if needs_id {
+                Identity::ToolNeedsId
+            } else {
+                Identity::ToolGivenId { nspace, rank: 0 }
+            };
+            let req = ConnectRequest::tool(identity, c);
+            let r = Peer::connect(&server, &req, Limits::default());
+            let out = match &r {
+                Ok(p) => json!({
+                    "uri": server.uri, "component": c.name(), "version_sent": req.version,
+                    "accepted": true, "status": p.reply.status,
+                    "server_nspace": p.reply.server_nspace, "server_rank": p.reply.server_rank,
+                    "assigned": p.reply.assigned.as_ref().map(|(n, r)| json!({"nspace": n, "rank": r})),
+                    "security": p.reply.security,
+                    "connect_message": hex(&p.transcript[0].bytes),
+                }),
+                Err(e) => json!({
+                    "uri": server.uri, "component": c.name(), "version_sent": req.version,
+                    "accepted": false, "status": e.status().0, "error": e.to_string(),
+                }),
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            } else {
+                match &r {
+                    Ok(p) => println!(
+                        "{} accepted a {} tool {}:{}: server {}:{}, security status {}",
+                        server.uri,
+                        c.name(),
+                        p.me.nspace,
+                        p.me.rank,
+                        p.reply.server_nspace,
+                        p.reply.server_rank,
+                        p.reply.security
+                    ),
+                    Err(e) => println!("{} refused a {} tool: {e}", server.uri, c.name()),
+                }
+            }
+            if let Ok(p) = r {
+                let _ = p.finalize(Duration::from_secs(5));
+                Ok(ExitCode::SUCCESS)
+            } else {
+                Ok(ExitCode::FAILURE)
+            }
+        }
+        Cmd::Run {
+            uri,
+            component: c,
+            node,
+            json,
+            argv,
+        } => {
+            let c = component(&c)?;
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let p = plan(c, &node, argv);
+            let report = scenario::run(&server, &p);
+            if json {
+                let mut j = report.to_json();
+                j["conversation"] = report
+                    .transcript
+                    .iter()
+                    .map(|x| json!({"dir": format!("{:?}", x.direction), "what": x.what, "hex": hex(&x.bytes)}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                for s in &report.steps {
+                    let (mark, d) = match &s.outcome {
+                        Ok(d) => ("ok  ", d),
+                        Err(d) => ("FAIL", d),
+                    };
+                    println!("{mark} {:<18} {:>6} ms  {d}", s.name, s.ms);
+                }
+                println!("accepted: {}", report.accepted(&p));
+            }
+            Ok(if report.accepted(&p) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Cmd::Matrix { uri, nodes, json } => {
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let nodes: Vec<&str> = nodes.split(',').collect();
+            let comps = [Component::V41, Component::V51, Component::V61];
+            if nodes.len() < comps.len() {
+                return Err(format!(
+                    "--nodes needs {} names, one per component",
+                    comps.len()
+                ));
+            }
+            let mut rows = Vec::new();
+            for (c, node) in comps.iter().zip(nodes) {
+                let p = plan(*c, node, vec![]);
+                let r = scenario::run(&server, &p);
+                rows.push((p, r));
+            }
+            if json {
+                let j: Vec<_> = rows
+                    .iter()
+                    .map(|(p, r)| {
+                        let mut j = r.to_json();
+                        j["accepted"] = json!(r.accepted(p));
+                        j
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                println!("| component | connect | inheritance (type 75) | alloc | DVM_IS_READY | spawn (target) | procs on node | finalize |");
+                println!("|---|---|---|---|---|---|---|---|");
+                for (p, r) in &rows {
+                    let step = |n: &str| {
+                        r.steps
+                            .iter()
+                            .find(|s| s.name == n)
+                            .map(|s| match &s.outcome {
+                                Ok(_) => "yes".to_string(),
+                                Err(e) => format!("no: {e}"),
+                            })
+                            .unwrap_or_else(|| "-".into())
+                    };
+                    println!(
+                        "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                        r.component,
+                        step("connect"),
+                        if r.inheritance_sent {
+                            "sent CHILD".to_string()
+                        } else {
+                            format!(
+                                "not expressible ({}); server, given type 75 anyway: {}",
+                                r.inheritance_refusal.clone().unwrap_or_default(),
+                                r.type75_probe.clone().unwrap_or_default()
+                            )
+                        },
+                        match (&r.alloc_status, &r.alloc_id) {
+                            (Some(s), id) =>
+                                format!("status {s}, id {}", id.clone().unwrap_or_default()),
+                            _ => step("alloc"),
+                        },
+                        step("dvm-is-ready"),
+                        match &r.spawn {
+                            Some((s, ns)) =>
+                                format!("status {s} {}", ns.clone().unwrap_or_default()),
+                            None => step("spawn"),
+                        },
+                        if r.procs.is_empty() {
+                            "-".to_string()
+                        } else {
+                            r.procs
+                                .iter()
+                                .map(|(_, h)| h.as_str())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                                + if r.procs.iter().all(|(_, h)| *h == p.node) {
+                                    " (reserved node)"
+                                } else {
+                                    " (NOT the reserved node)"
+                                }
+                        },
+                        step("finalize"),
+                    );
+                }
+            }
+            Ok(if rows.iter().all(|(p, r)| r.accepted(p)) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+    }
+}
