@@ -6,7 +6,7 @@
 #       Starts `prte` (not daemonized) inside the root with `--host n1:S,n2:S,...`,
 #       `--report-uri`, `--prtemca prte_elastic_mode 1` and a fake ssh agent that runs each
 #       `prted` under `unshare --uts` with the node's name as its hostname. Waits (bounded)
-#       for the URI and for one prted per node, then prints the URI on stdout and writes:
+#       for the URI, one prted per node and prte's "DVM ready", then prints the URI on stdout and writes:
 #         DIR/uri       the server's URI file as written by --report-uri: line 1 the URI,
 #                       e.g. `prte-vm-1234@0.0;tcp4://127.0.0.1:40123`, line 2 `v7.0.0rc1`
 #         DIR/pid       pid of the process that holds the DVM (stop kills it as last resort)
@@ -103,7 +103,8 @@ case "$cmd" in
       if [ -s "$inner/uri" ]; then
         ns="$(head -n1 "$inner/uri" | sed 's/;.*//; s/@.*//')"
         n_prted="$(pgrep -f -- "prted.*$ns@" | wc -l || true)"
-        if [ "$n_prted" -ge "$n_nodes" ]; then ready=1; break; fi
+        # prte prints "DVM ready" once every daemon has reported in
+        if [ "$n_prted" -ge "$n_nodes" ] && grep -q "DVM ready" "$dir/prte.log"; then ready=1; break; fi
       fi
       sleep 0.2
     done
