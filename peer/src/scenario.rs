@@ -349,7 +349,13 @@ pub fn run(uri: &ServerUri, plan: &Plan) -> Report {
             .encode(&peer.codec)
             .err()
             .map(|e| format!("{e} [status {}]", e.status().0));
-        run.report.type75_probe = Some(probe_type75(uri, plan));
+        // The v61 bytes stand for "this component, carrying type 75" only where the
+        // component shares the modern encoding (v41, v51).
+        run.report.type75_probe = Some(if plan.component.family() == pmix_codec::Family::Modern {
+            probe_type75(uri, plan)
+        } else {
+            "not probed (legacy encoding)".to_string()
+        });
     }
     infos.push(Info::new(
         key("PMIX_ALLOC_REQ_ID"),
