@@ -67,6 +67,8 @@ pub struct Exchange {
     pub bytes: Bytes,
     /// What it is (`connect`, `connect-reply`, `alloc`, `reply:alloc`, `event`, ...).
     pub what: String,
+    /// For requests sent through [`Peer::request`]: the pack calls of the payload.
+    pub items: Option<Vec<pmix_codec::Item>>,
 }
 
 /// A connected tool.
@@ -169,6 +171,7 @@ impl Peer {
             direction: Direction::Sent,
             bytes: msg,
             what: "connect".into(),
+            items: None,
         }];
         let deadline = Instant::now() + limits.handshake;
         let mut status = [0u8; 4];
@@ -186,6 +189,7 @@ impl Peer {
                 direction: Direction::Received,
                 bytes: reply_bytes.freeze(),
                 what: "connect-reply".into(),
+                items: None,
             });
             return Err(PeerError::refused(st));
         }
@@ -204,6 +208,7 @@ impl Peer {
             direction: Direction::Received,
             bytes: reply_bytes.freeze(),
             what: "connect-reply".into(),
+            items: None,
         });
         if reply.security != 0 {
             return Err(PeerError::refused(reply.security));
@@ -257,6 +262,7 @@ impl Peer {
             direction: Direction::Sent,
             bytes: wire,
             what: what.to_string(),
+            items: None,
         });
         Ok(tag)
     }
@@ -290,6 +296,7 @@ impl Peer {
             direction: Direction::Received,
             bytes: frame.to_wire(),
             what: label,
+            items: None,
         });
         Ok(frame)
     }
@@ -327,6 +334,9 @@ impl Peer {
     pub fn request(&mut self, req: &Request) -> Result<Bytes> {
         let payload = req.encode(&self.codec)?;
         let tag = self.send_raw(&payload, req.name())?;
+        if let Some(last) = self.transcript.last_mut() {
+            last.items = Some(req.items());
+        }
         let bound = self.limits.reply;
         self.recv_reply(tag, req.name(), bound)
     }
@@ -369,6 +379,9 @@ impl Peer {
     pub fn finalize(mut self, bound: Duration) -> Result<(usize, Vec<Exchange>)> {
         let payload = Request::Finalize.encode(&self.codec)?;
         let tag = self.send_raw(&payload, "finalize")?;
+        if let Some(last) = self.transcript.last_mut() {
+            last.items = Some(Request::Finalize.items());
+        }
         let ack = self.recv_reply(tag, "finalize", bound)?;
         let _ = self.stream.shutdown(std::net::Shutdown::Both);
         Ok((ack.len(), std::mem::take(&mut self.transcript)))

@@ -14,6 +14,7 @@
 
 pub mod command;
 pub mod conn;
+pub mod conversation;
 pub mod error;
 pub mod frame;
 pub mod handshake;

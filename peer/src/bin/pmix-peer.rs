@@ -67,6 +67,24 @@ enum Cmd {
         #[arg(last = true)]
         argv: Vec<String>,
     },
+    /// Record the `run` conversation as a conversation vector file (or compare with one).
+    Record {
+        /// The server's URI file.
+        #[arg(long)]
+        uri: PathBuf,
+        /// Client bfrops component.
+        #[arg(short, long, default_value = "v61")]
+        component: String,
+        /// Node to reserve.
+        #[arg(long)]
+        node: String,
+        /// The conversation vector file to write (or to compare with, with --check).
+        #[arg(long)]
+        out: PathBuf,
+        /// Compare a fresh recording with `--out` instead of writing it; exit 1 on a difference.
+        #[arg(long)]
+        check: bool,
+    },
     /// `run` for every component (v12 ... v61); one line each.
     Matrix {
         /// The server's URI file.
@@ -214,6 +232,62 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Cmd::Record {
+            uri,
+            component: c,
+            node,
+            out,
+            check,
+        } => {
+            let c = component(&c)?;
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let mut p = plan(c, &node, vec!["/bin/sleep".into(), "5".into()]);
+            // fixed names: the requests' bytes must not depend on this process
+            p.nspace = format!("conv-{}", c.name());
+            p.req_id = format!("conv-req-{}", c.name());
+            let report = scenario::run(&server, &p);
+            if !report.accepted(&p) {
+                return Err(format!(
+                    "the conversation did not complete: {}",
+                    serde_json::to_string(&report.to_json()).unwrap_or_default()
+                ));
+            }
+            let codec = pmix_codec::Codec::new(c, pmix_codec::BufferKind::NonDescribed);
+            let desc = format!(
+                "PRRTE 5.0.0rc1 DVM on OpenPMIx 7.0.0rc1 ({})",
+                server.version.clone().unwrap_or_default()
+            );
+            let fresh = pmix_peer::conversation::to_vector_file(&codec, &desc, &report.transcript)
+                .map_err(|e| e.to_string())?;
+            if check {
+                let text = std::fs::read_to_string(&out)
+                    .map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+                let stored: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", out.display()))?;
+                let diffs = pmix_peer::conversation::compare(&stored, &fresh);
+                if diffs.is_empty() {
+                    println!(
+                        "{}: unchanged ({} messages)",
+                        out.display(),
+                        fresh["numberOfTests"]
+                    );
+                    return Ok(ExitCode::SUCCESS);
+                }
+                for d in &diffs {
+                    println!("{}: {d}", out.display());
+                }
+                return Ok(ExitCode::FAILURE);
+            }
+            let text = serde_json::to_string_pretty(&fresh).map_err(|e| e.to_string())? + "\n";
+            pmix_codec::vectors::VectorFile::from_json(&text)
+                .map_err(|e| format!("the recording is not a valid vector file: {e}"))?;
+            if let Some(dir) = out.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            }
+            std::fs::write(&out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!("{}: {} messages", out.display(), fresh["numberOfTests"]);
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Matrix { uri, nodes, json } => {
             let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
