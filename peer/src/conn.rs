@@ -267,6 +267,44 @@ impl Peer {
         Ok(tag)
     }
 
+    /// Write raw bytes (a hostile header, say) and classify what the server does within
+    /// the reply bound: closes, stays silent, or sends something.
+    pub fn send_header_and_bytes(&mut self, bytes: &[u8]) -> Result<crate::hostile::Verdict> {
+        use crate::hostile::Verdict;
+        self.stream
+            .write_all(bytes)
+            .map_err(io_err("send hostile bytes"))?;
+        let deadline = Instant::now() + self.limits.reply;
+        loop {
+            let mut hdr = [0u8; HEADER_LEN];
+            match read_exact_by(
+                &mut self.stream,
+                &mut hdr,
+                deadline,
+                "hostile",
+                self.limits.reply,
+            ) {
+                Ok(()) => {}
+                Err(PeerError::Closed { .. }) => return Ok(Verdict::Dropped),
+                Err(PeerError::Timeout { .. }) => return Ok(Verdict::Silent),
+                Err(e) => return Err(e),
+            }
+            let h = Header::parse(&hdr).ok_or_else(|| PeerError::malformed("header", "short"))?;
+            if h.tag != TAG_NOTIFY || h.nbytes > self.limits.max_payload {
+                return Ok(Verdict::Answered(format!("{h:?}")));
+            }
+            // an unsolicited event: not an answer; consume it and keep waiting
+            let mut payload = vec![0u8; h.nbytes as usize];
+            read_exact_by(
+                &mut self.stream,
+                &mut payload,
+                deadline,
+                "hostile",
+                self.limits.reply,
+            )?;
+        }
+    }
+
     /// Receive one frame before `deadline`, checking its length against the limit.
     fn recv_frame(&mut self, deadline: Instant, what: &str, bound: Duration) -> Result<Frame> {
         let mut hdr = [0u8; HEADER_LEN];

@@ -18,6 +18,7 @@ pub mod conversation;
 pub mod error;
 pub mod frame;
 pub mod handshake;
+pub mod hostile;
 pub mod rendezvous;
 pub mod scenario;
 

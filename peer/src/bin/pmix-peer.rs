@@ -85,6 +85,31 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
+    /// Hostile mode (loopback only): truncated and lying messages; reports answer/drop/silence/death.
+    Hostile {
+        /// The server's URI file.
+        #[arg(long)]
+        uri: PathBuf,
+        /// Client bfrops component.
+        #[arg(short, long, default_value = "v61")]
+        component: String,
+        /// At most this many cases.
+        #[arg(long, default_value_t = 40)]
+        max_cases: usize,
+        /// Total time budget, seconds.
+        #[arg(long, default_value_t = 90)]
+        seconds: u64,
+        /// Wait per case for an answer, milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        per_case_ms: u64,
+        /// Vector file whose invalid decode vectors are sent (default: the repository's
+        /// OpenPMIx master file of the component).
+        #[arg(long)]
+        vectors: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// `run` for every component (v12 ... v61); one line each.
     Matrix {
         /// The server's URI file.
@@ -288,6 +313,65 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             std::fs::write(&out, text).map_err(|e| format!("{}: {e}", out.display()))?;
             println!("{}: {} messages", out.display(), fresh["numberOfTests"]);
             Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Hostile {
+            uri,
+            component: c,
+            max_cases,
+            seconds,
+            per_case_ms,
+            vectors,
+            json,
+        } => {
+            let c = component(&c)?;
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let path = vectors.unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+                    "../vectors/openpmix-master-494e9d9d/{}-non-described.json",
+                    c.name()
+                ))
+            });
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let file = pmix_codec::vectors::VectorFile::from_json(&text)?;
+            let budget = pmix_peer::hostile::Budget {
+                max_cases,
+                total: Duration::from_secs(seconds),
+                per_case: Duration::from_millis(per_case_ms),
+            };
+            let cases =
+                pmix_peer::hostile::run(&server, c, &file, budget).map_err(|e| e.to_string())?;
+            let died = cases
+                .iter()
+                .any(|k| matches!(k.verdict, pmix_peer::hostile::Verdict::Died(_)));
+            if json {
+                let j: Vec<_> = cases.iter().map(|k| k.to_json()).collect();
+                println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                for k in &cases {
+                    let j = k.to_json();
+                    println!(
+                        "{:<9} {}  {}",
+                        j["verdict"].as_str().unwrap_or(""),
+                        k.name,
+                        j["detail"].as_str().unwrap_or("")
+                    );
+                }
+                println!(
+                    "{} cases; server {}",
+                    cases.len(),
+                    if died {
+                        "DIED (a finding: see peer/FINDINGS.md)"
+                    } else {
+                        "alive after every case"
+                    }
+                );
+            }
+            Ok(if died {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Cmd::Matrix { uri, nodes, json } => {
             let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
