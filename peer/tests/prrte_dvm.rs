@@ -179,3 +179,75 @@ fn prrte_tool_v51_alloc_spawn_target_proc_table() {
 fn prrte_tool_v41_alloc_spawn_target_proc_table() {
     acceptance(Component::V41, "n4");
 }
+
+/// Hostile mode, bounded: PRRTE must answer or drop every truncated or lying message and
+/// survive (a death is a finding for peer/FINDINGS.md).
+#[test]
+fn prrte_survives_hostile_messages() {
+    if !prrte_available() {
+        return;
+    }
+    let dvm = Dvm::start("hostile");
+    let uri = dvm.uri();
+    let text = std::fs::read_to_string(
+        repo().join("vectors/openpmix-master-494e9d9d/v61-non-described.json"),
+    )
+    .unwrap();
+    let file = pmix_codec::vectors::VectorFile::from_json(&text).unwrap();
+    let budget = pmix_peer::hostile::Budget {
+        max_cases: 40,
+        total: Duration::from_secs(60),
+        per_case: Duration::from_secs(1),
+    };
+    let cases = pmix_peer::hostile::run(&uri, Component::V61, &file, budget).unwrap();
+    for c in &cases {
+        eprintln!("{}", c.to_json());
+    }
+    assert!(cases.len() >= 30, "only {} cases ran", cases.len());
+    for c in &cases {
+        assert!(
+            !matches!(c.verdict, pmix_peer::hostile::Verdict::Died(_)),
+            "PRRTE died: {}",
+            c.to_json()
+        );
+    }
+    // the lying-length connect messages are dropped, the truncated arguments answered
+    assert!(cases
+        .iter()
+        .any(|c| c.verdict == pmix_peer::hostile::Verdict::Dropped));
+    assert!(cases.iter().any(
+        |c| matches!(&c.verdict, pmix_peer::hostile::Verdict::Answered(s) if s.contains("-50"))
+    ));
+}
+
+/// The stored v61 conversation vector still describes what PRRTE says (the `--check` of
+/// tools/prrte/conversations.sh, for one component).
+#[test]
+fn prrte_conversation_v61_matches_the_stored_vector() {
+    if !prrte_available() {
+        return;
+    }
+    let dvm = Dvm::start("conv");
+    let uri = dvm.uri();
+    let mut p = plan(Component::V61, "n4");
+    p.nspace = "conv-v61".into();
+    p.req_id = "conv-req-v61".into();
+    p.argv = vec!["/bin/sleep".into(), "5".into()];
+    let r = scenario::run(&uri, &p);
+    assert!(r.accepted(&p), "{}", r.to_json());
+    let codec = pmix_codec::Codec::new(Component::V61, pmix_codec::BufferKind::NonDescribed);
+    let fresh = pmix_peer::conversation::to_vector_file(&codec, "check", &r.transcript).unwrap();
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            repo().join("vectors/conversations/prrte-5.0.0rc1/v61-non-described.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let diffs = pmix_peer::conversation::compare(&stored, &fresh);
+    assert!(
+        diffs.is_empty(),
+        "conversation changed:\n{}",
+        diffs.join("\n")
+    );
+}
