@@ -30,7 +30,7 @@ fn sid_root() -> Option<PathBuf> {
 }
 
 struct Server {
-    pgid: u32,
+    child: std::process::Child,
     uri: ServerUri,
     log: PathBuf,
     inner: PathBuf,
@@ -61,7 +61,7 @@ impl Server {
             String::from_utf8_lossy(&build.stderr)
         );
         let log = inner.join("server.log");
-        let child = Command::new("timeout")
+        let mut child = Command::new("timeout")
             .args(["90", "bash"])
             .arg(repo().join("tools/peers.sh"))
             .args(["run", "7.0.0rc1", "--"])
@@ -79,11 +79,15 @@ impl Server {
         loop {
             if let Ok(u) = ServerUri::from_file(&uri_file) {
                 return Server {
-                    pgid: child.id(),
+                    child,
                     uri: u,
                     log,
                     inner,
                 };
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
             }
             assert!(
                 Instant::now() < deadline,
@@ -98,9 +102,20 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = Command::new("kill")
-            .args(["-TERM", "--", &format!("-{}", self.pgid)])
+            .args(["-TERM", "--", &format!("-{}", self.child.id())])
             .status();
-        std::thread::sleep(Duration::from_millis(300));
+        // bounded: the server exits on SIGTERM, and `timeout 90` ends it regardless
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.inner);
     }
 }
