@@ -31,7 +31,7 @@ fn sid_root() -> Option<PathBuf> {
 
 struct Server {
     child: std::process::Child,
-    uri: ServerUri,
+    uri: Option<ServerUri>,
     log: PathBuf,
     inner: PathBuf,
 }
@@ -61,7 +61,7 @@ impl Server {
             String::from_utf8_lossy(&build.stderr)
         );
         let log = inner.join("server.log");
-        let mut child = Command::new("timeout")
+        let child = Command::new("timeout")
             .args(["90", "bash"])
             .arg(repo().join("tools/peers.sh"))
             .args(["run", "7.0.0rc1", "--"])
@@ -74,28 +74,29 @@ impl Server {
             .process_group(0)
             .spawn()
             .unwrap();
+        // from here on, Drop stops the server whatever happens
+        let mut server = Server {
+            child,
+            uri: None,
+            log,
+            inner,
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
-        let uri_file = inner.join("uri");
-        loop {
-            if let Ok(u) = ServerUri::from_file(&uri_file) {
-                return Server {
-                    child,
-                    uri: u,
-                    log,
-                    inner,
-                };
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
+        let uri_file = server.inner.join("uri");
+        while server.uri.is_none() {
             assert!(
                 Instant::now() < deadline,
                 "plain-server wrote no URI in 20 s: {}",
-                std::fs::read_to_string(&log).unwrap_or_default()
+                std::fs::read_to_string(&server.log).unwrap_or_default()
             );
+            server.uri = ServerUri::from_file(&uri_file).ok();
             std::thread::sleep(Duration::from_millis(100));
         }
+        server
+    }
+
+    fn uri(&self) -> &ServerUri {
+        self.uri.as_ref().expect("started")
     }
 }
 
@@ -145,7 +146,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
         return;
     };
     let server = Server::start(&root);
-    assert_eq!(server.uri.nspace, "plain-server");
+    assert_eq!(server.uri().nspace, "plain-server");
     for (i, component) in [Component::V61, Component::V51, Component::V41]
         .into_iter()
         .enumerate()
@@ -158,7 +159,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
             },
             component,
         );
-        let mut peer = Peer::connect(&server.uri, &req, limits()).expect("handshake");
+        let mut peer = Peer::connect(server.uri(), &req, limits()).expect("handshake");
         assert_eq!(peer.reply.server_nspace, "plain-server");
         assert_eq!(peer.register_events(vec![-195], vec![]).unwrap(), 0);
 
@@ -216,7 +217,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
                 limits: limits(),
                 ready_wait: Duration::from_secs(1),
             };
-            let probe = probe_type75(&server.uri, &plan);
+            let probe = probe_type75(server.uri(), &plan);
             assert!(probe.contains("status -16"), "{probe}");
         }
     }
