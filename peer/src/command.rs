@@ -14,6 +14,10 @@
 //! `src/common/pmix_query.c`, `src/common/pmix_control.c`,
 //! `src/event/pmix_event_registration.c`, `src/tool/pmix_tool.c`; codes from
 //! `src/include/pmix_globals.h`. Arrays of length 0 are not packed at all.
+//!
+//! Payloads are packed and unpacked with the codec's own `Packer`/`Unpacker` (not `nom`):
+//! the bfrops grammar, per component and release, already lives there, byte-exact with
+//! libpmix; a second parser would only be a second place for it to be wrong.
 
 use pmix_codec::{App, Codec, DataType, Info, Item, Proc, Query, Value};
 

@@ -3,6 +3,9 @@
 //! `pmix.HOST.tool.NSPACE`, `pmix.HOST.tool`, `pmix.sched.HOST`, `pmix.sysctrlr.HOST`;
 //! OpenPMIx `src/mca/ptl/base/ptl_base_connect.c`). All have the same shape: line 1 the URI
 //! `NSPACE.RANK;tcp4://ADDR:PORT`, line 2 (optional) the server's version, e.g. `v7.0.0rc1`.
+//!
+//! Parsed with `str` splitting rather than `nom`: the format is two separators and a
+//! socket address that `std` already parses, so a combinator grammar would add nothing.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
