@@ -221,6 +221,45 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
             assert!(probe.contains("status -16"), "{probe}");
         }
     }
+    // The tool rendezvous files the server left in its tmpdir lead to the same server.
+    let mut found = None;
+    for dir in std::fs::read_dir(root.join("tmp")).unwrap().flatten() {
+        if dir
+            .file_name()
+            .to_string_lossy()
+            .starts_with("plain-server.")
+        {
+            for (path, parsed) in pmix_peer::rendezvous::scan_rendezvous_dir(&dir.path()).unwrap() {
+                if let Ok(u) = parsed {
+                    if u.uri == server.uri().uri {
+                        found = Some((path, u));
+                    }
+                }
+            }
+        }
+    }
+    let (path, rv) = found.expect("a pmix.*.tool.* rendezvous file naming this server");
+    eprintln!("rendezvous file {}", path.display());
+    assert_eq!(rv.version.as_deref(), Some("7.0.0rc1"));
+    let given = ConnectRequest::tool(
+        Identity::ToolGivenId {
+            nspace: "plain-rv".into(),
+            rank: 0,
+        },
+        Component::V61,
+    );
+    let p =
+        Peer::connect(&rv, &given, limits()).expect("given-id tool through the rendezvous file");
+    p.finalize(Duration::from_secs(5)).unwrap();
+    // A needs-id tool needs the host's tool_connected upcall, which this server lacks: the
+    // library decides PMIX_ERR_NOT_SUPPORTED internally (ptl_base_connection_hdlr.c) but
+    // the tool only sees the socket closed, without a status.
+    let needs = ConnectRequest::tool(Identity::ToolNeedsId, Component::V61);
+    match Peer::connect(&rv, &needs, limits()) {
+        Err(e) => assert!(matches!(e, pmix_peer::PeerError::Closed { .. }), "{e}"),
+        Ok(p) => panic!("needs-id accepted without tool_connected: {:?}", p.reply),
+    }
+
     let log = std::fs::read_to_string(&server.log).unwrap();
     eprintln!("{log}");
     // what libpmix handed its host for our v61 request: type 75, value CHILD (2)
