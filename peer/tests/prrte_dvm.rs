@@ -251,3 +251,52 @@ fn prrte_conversation_v61_matches_the_stored_vector() {
         diffs.join("\n")
     );
 }
+
+/// The `pmix-peer connect` command prints what the server said, as JSON and as text.
+#[test]
+fn pmix_peer_connect_prints_the_servers_answer() {
+    if !prrte_available() {
+        return;
+    }
+    let dvm = Dvm::start("cli");
+    let uri = dvm.uri();
+    let bin = env!("CARGO_BIN_EXE_pmix-peer");
+    for component in ["v61", "v51", "v41"] {
+        let out = Command::new("timeout")
+            .args(["30", bin, "connect", "--json", "-c", component, "--uri"])
+            .arg(dvm.dir.join("uri"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["accepted"], true, "{j}");
+        assert_eq!(j["component"], component);
+        assert_eq!(j["server_nspace"], uri.nspace.as_str());
+        assert_eq!(j["security"], 0);
+        // the connect message starts with the host-order header: pindex -1, tag u32::MAX
+        assert!(j["connect_message"]
+            .as_str()
+            .unwrap()
+            .starts_with("ffffffffffffffff"));
+    }
+    let out = Command::new("timeout")
+        .args(["30", bin, "connect", "--needs-id", "--uri"])
+        .arg(dvm.dir.join("uri"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("server {}:0", uri.nspace)), "{text}");
+    // an unknown component is refused with the valid choices named
+    let out = Command::new(bin)
+        .args(["connect", "-c", "v99", "--uri"])
+        .arg(dvm.dir.join("uri"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("valid: v12 v20 v21 v3 v4 v41 v51 v61"));
+}
