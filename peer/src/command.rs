@@ -9,10 +9,12 @@
 //! | query | 15 | `size_t nqueries`, queries | status, `size_t ninfo`, infos |
 //! | allocation | 17 | directive (ALLOC_DIRECTIVE), `size_t ninfo`, infos | status, `size_t ninfo`, infos |
 //! | job control | 18 | `size_t ntargets`, procs, `size_t ndirs`, infos | status, `size_t ninfo`, infos |
+//! | notify | 12 | status (STATUS), range (DATA_RANGE), `size_t ninfo`, infos | status |
 //!
 //! Sources: `src/common/pmix_alloc.c`, `src/client/pmix_client_spawn.c`,
 //! `src/common/pmix_query.c`, `src/common/pmix_control.c`,
-//! `src/event/pmix_event_registration.c`, `src/tool/pmix_tool.c`; codes from
+//! `src/event/pmix_event_registration.c`, `src/event/pmix_event_notification.c`,
+//! `src/tool/pmix_tool.c`; codes from
 //! `src/include/pmix_globals.h`. Arrays of length 0 are not packed at all.
 //!
 //! Payloads are packed and unpacked with the codec's own `Packer`/`Unpacker` (not `nom`):
@@ -126,6 +128,15 @@ pub enum Request {
         /// Directives (e.g. `PMIX_JOB_CTRL_KILL`).
         directives: Vec<Info>,
     },
+    /// `PMIx_Notify_event`.
+    Notify {
+        /// The event's status code.
+        status: i32,
+        /// `pmix_data_range_t` (e.g. 5 = `PMIX_RANGE_GLOBAL`).
+        range: u8,
+        /// Infos.
+        infos: Vec<Info>,
+    },
     /// `PMIx_tool_finalize`.
     Finalize,
 }
@@ -139,6 +150,7 @@ impl Request {
             Request::Query(_) => cmd::QUERY,
             Request::RegisterEvents { .. } => cmd::REGEVENTS,
             Request::JobControl { .. } => cmd::JOB_CONTROL,
+            Request::Notify { .. } => cmd::NOTIFY,
             Request::Finalize => cmd::FINALIZE,
         }
     }
@@ -151,6 +163,7 @@ impl Request {
             Request::Query(_) => "query",
             Request::RegisterEvents { .. } => "register-events",
             Request::JobControl { .. } => "job-control",
+            Request::Notify { .. } => "notify",
             Request::Finalize => "finalize",
         }
     }
@@ -201,6 +214,15 @@ impl Request {
                 );
                 push_counted(&mut items, targets.len(), t);
                 push_counted(&mut items, directives.len(), infos_item(directives));
+            }
+            Request::Notify {
+                status,
+                range,
+                infos,
+            } => {
+                items.push(Item::one(Value::Status(*status)));
+                items.push(Item::one(Value::DataRange(*range)));
+                push_counted(&mut items, infos.len(), infos_item(infos));
             }
             Request::Finalize => {}
         }

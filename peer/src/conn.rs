@@ -412,6 +412,16 @@ impl Peer {
         decode_info_reply(&self.codec, &p, "job-control reply")
     }
 
+    /// `PMIx_Notify_event`; returns the server's status.
+    pub fn notify(&mut self, status: i32, range: u8, infos: Vec<Info>) -> Result<i32> {
+        let p = self.request(&Request::Notify {
+            status,
+            range,
+            infos,
+        })?;
+        Ok(decode_info_reply(&self.codec, &p, "notify reply")?.status)
+    }
+
     /// `PMIx_tool_finalize`: send, wait (bounded) for the server's acknowledgement, close.
     /// Returns the acknowledgement payload's length.
     pub fn finalize(mut self, bound: Duration) -> Result<(usize, Vec<Exchange>)> {

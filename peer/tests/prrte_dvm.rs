@@ -300,3 +300,51 @@ fn pmix_peer_connect_prints_the_servers_answer() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("valid: v12 v20 v21 v3 v4 v41 v51 v61"));
 }
+
+/// Event notification between two tools through PRRTE: B registers for a user code, A
+/// notifies it with range GLOBAL and an info; B receives it on tag 0 with A as the source.
+#[test]
+fn prrte_relays_a_tool_event_to_another_tool() {
+    if !prrte_available() {
+        return;
+    }
+    let dvm = Dvm::start("notify");
+    let uri = dvm.uri();
+    let pid = std::process::id();
+    let tool = |name: &str| {
+        let req = pmix_peer::ConnectRequest::tool(
+            pmix_peer::Identity::ToolGivenId {
+                nspace: format!("{name}-{pid}"),
+                rank: 0,
+            },
+            Component::V61,
+        );
+        pmix_peer::Peer::connect(&uri, &req, plan(Component::V61, "n1").limits).unwrap()
+    };
+    const CODE: i32 = -3101; // below PMIX_EXTERNAL_ERR_BASE: a user-defined event
+    let mut b = tool("evb");
+    assert_eq!(b.register_events(vec![CODE], vec![]).unwrap(), 0);
+    let mut a = tool("eva");
+    let st = a
+        .notify(
+            CODE,
+            5, // PMIX_RANGE_GLOBAL
+            vec![pmix_codec::Info::new(
+                "pw.test.note",
+                pmix_codec::Value::string("hello"),
+            )],
+        )
+        .unwrap();
+    eprintln!("notify status {st}");
+    assert_eq!(st, 0);
+    let ev = b.wait_event(CODE, Duration::from_secs(15)).unwrap();
+    eprintln!("{ev:?}");
+    assert_eq!(ev.source.nspace.to_string(), format!("eva-{pid}"));
+    assert!(ev
+        .infos
+        .iter()
+        .any(|i| i.key.to_string() == "pw.test.note"
+            && i.value == pmix_codec::Value::string("hello")));
+    a.finalize(Duration::from_secs(5)).unwrap();
+    b.finalize(Duration::from_secs(5)).unwrap();
+}
