@@ -348,3 +348,84 @@ fn prrte_relays_a_tool_event_to_another_tool() {
     a.finalize(Duration::from_secs(5)).unwrap();
     b.finalize(Duration::from_secs(5)).unwrap();
 }
+
+/// All five allocation directives go out and each gets a status from PRRTE: NEW (n2),
+/// EXTEND of that reservation by n3, RELEASE of it by id, then REACQUIRE and CANCEL.
+#[test]
+fn prrte_answers_every_alloc_directive() {
+    use pmix_codec::{Info, Value};
+    use pmix_peer::AllocDirective as D;
+    if !prrte_available() {
+        return;
+    }
+    let dvm = Dvm::start("directives");
+    let uri = dvm.uri();
+    let p = plan(Component::V61, "n2");
+    let req = pmix_peer::ConnectRequest::tool(
+        pmix_peer::Identity::ToolGivenId {
+            nspace: p.nspace.clone(),
+            rank: 0,
+        },
+        Component::V61,
+    );
+    let mut t = pmix_peer::Peer::connect(&uri, &req, p.limits).unwrap();
+    assert_eq!(
+        t.register_events(vec![DVM_IS_READY, -196], vec![]).unwrap(),
+        0
+    );
+    let new = t
+        .alloc(
+            D::New,
+            vec![Info::new("pmix.alloc.nlist", Value::string("n2"))],
+        )
+        .unwrap();
+    assert_eq!(new.status, 0, "{new:?}");
+    let id = match new.get("pmix.alloc.id") {
+        Some(Value::String(Some(s))) => s.to_string(),
+        other => panic!("no alloc id: {other:?}"),
+    };
+    t.wait_event(DVM_IS_READY, Duration::from_secs(30)).unwrap();
+    let ext = t
+        .alloc(
+            D::Extend,
+            vec![
+                Info::new("pmix.alloc.id", Value::string(&id)),
+                Info::new("pmix.alloc.nlist", Value::string("n3")),
+            ],
+        )
+        .unwrap();
+    eprintln!("EXTEND {id} n3: {ext:?}");
+    assert_eq!(ext.status, 0, "{ext:?}");
+    t.wait_event(DVM_IS_READY, Duration::from_secs(30)).unwrap();
+    let ext_bad = t
+        .alloc(
+            D::Extend,
+            vec![Info::new("pmix.alloc.nlist", Value::string("n4"))],
+        )
+        .unwrap();
+    eprintln!("EXTEND without id: {ext_bad:?}");
+    assert_eq!(
+        ext_bad.status, -27,
+        "EXTEND without an id is PMIX_ERR_BAD_PARAM"
+    );
+    let rel = t
+        .alloc(
+            D::Release,
+            vec![Info::new("pmix.alloc.id", Value::string(&id))],
+        )
+        .unwrap();
+    eprintln!("RELEASE {id}: {rel:?}");
+    assert_eq!(rel.status, 0, "{rel:?}");
+    for d in [D::Reacquire, D::Cancel] {
+        let r = t
+            .alloc(d, vec![Info::new("pmix.alloc.id", Value::string(&id))])
+            .unwrap();
+        eprintln!("{d:?} {id}: {r:?}");
+        // PRRTE's schedulerless allocator (ras/hosts) claims only NEW, EXTEND and RELEASE
+        assert_eq!(
+            r.status, -47,
+            "{d:?}: PMIX_ERR_NOT_SUPPORTED expected, got {r:?}"
+        );
+    }
+    t.finalize(Duration::from_secs(5)).unwrap();
+}
