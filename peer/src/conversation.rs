@@ -241,3 +241,67 @@ pub fn compare(stored: &J, fresh: &J) -> Vec<String> {
     }
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::{BufferKind, Component};
+
+    fn stored() -> J {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../vectors/conversations/prrte-5.0.0rc1/v61-non-described.json");
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_stored_conversation_equals_itself_and_each_received_payload_decodes() {
+        let s = stored();
+        assert!(compare(&s, &s).is_empty());
+        let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
+        for t in s["tests"].as_array().unwrap() {
+            if t["direction"] == "received" {
+                let wire: Vec<u8> = (0..t["wire"].as_str().unwrap().len() / 2)
+                    .map(|i| {
+                        u8::from_str_radix(&t["wire"].as_str().unwrap()[2 * i..2 * i + 2], 16)
+                            .unwrap()
+                    })
+                    .collect();
+                let items = decode_received(&codec, t["what"].as_str().unwrap(), &wire).unwrap();
+                assert_eq!(json::items_to_json(&items), t["items"]);
+            }
+        }
+    }
+
+    #[test]
+    fn changed_request_bytes_a_missing_event_and_a_new_message_are_reported() {
+        let s = stored();
+        let mut changed = s.clone();
+        let tests = changed["tests"].as_array_mut().unwrap();
+        let alloc = tests.iter_mut().find(|t| t["what"] == "alloc").unwrap();
+        alloc["wire"] = json!("00");
+        let d = compare(&s, &changed);
+        assert!(d.iter().any(|x| x.contains("(alloc): bytes")), "{d:?}");
+
+        let mut no_events = s.clone();
+        no_events["tests"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|t| t["what"] != "event");
+        let d = compare(&s, &no_events);
+        assert!(d.iter().any(|x| x.contains("not received now")), "{d:?}");
+
+        let mut longer = s.clone();
+        let first = longer["tests"][0].clone();
+        longer["tests"].as_array_mut().unwrap().push(first);
+        assert!(!compare(&s, &longer).is_empty());
+    }
+
+    #[test]
+    fn a_reply_with_trailing_bytes_is_not_a_known_shape() {
+        let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
+        // status 0, then one stray byte
+        assert!(decode_received(&codec, "reply:register-events", &[0x02, 0x00, 0x07]).is_err());
+        // a lying info count
+        assert!(decode_received(&codec, "reply:alloc", &[0x02, 0x00, 0x02, 0x7f]).is_err());
+    }
+}
