@@ -4,7 +4,7 @@
 //! | command | code | request after `pmix_cmd_t` | reply |
 //! |---|---|---|---|
 //! | finalize | 5 | — | (anything; the tool library ignores it) |
-//! | spawn | 9 | `size_t ninfo`, infos, `size_t napps`, apps | status, nspace (STRING) |
+//! | spawn | 9 | `size_t ninfo`, infos, `size_t napps`, apps | status, nspace (STRING), job info (KVAL …) |
 //! | register events | 13 | `size_t ncodes`, codes (STATUS), `size_t ninfo`, infos | status |
 //! | query | 15 | `size_t nqueries`, queries | status, `size_t ninfo`, infos |
 //! | allocation | 17 | directive (ALLOC_DIRECTIVE), `size_t ninfo`, infos | status, `size_t ninfo`, infos |
@@ -302,6 +302,8 @@ pub struct SpawnReply {
     pub status: i32,
     /// The namespace (absent on failure).
     pub nspace: Option<String>,
+    /// The job's info the server sends along for the tool's gds (one KVAL each).
+    pub job_info: Vec<pmix_codec::Kval>,
 }
 
 /// Decode a spawn reply.
@@ -317,7 +319,18 @@ pub fn decode_spawn_reply(codec: &Codec, payload: &[u8]) -> Result<SpawnReply> {
             nspace = Some(t.to_string());
         }
     }
-    Ok(SpawnReply { status, nspace })
+    // each KVAL takes at least one byte, so the loop ends within the payload
+    let mut job_info = Vec::new();
+    while u.remaining() > 0 {
+        if let Some(Value::Kval(k)) = u.unpack(DataType::KVAL, 1)?.values.pop() {
+            job_info.push(*k);
+        }
+    }
+    Ok(SpawnReply {
+        status,
+        nspace,
+        job_info,
+    })
 }
 
 /// An event notification received on tag 0.

@@ -416,7 +416,12 @@ pub fn run(uri: &ServerUri, plan: &Plan) -> Report {
                 vec![Info::new(key("PMIX_SPAWN_TARGET"), Value::string(&id))],
                 vec![app],
             )?;
-            let d = format!("status {} nspace {:?}", r.status, r.nspace);
+            let d = format!(
+                "status {} nspace {:?} ({} job-info keys)",
+                r.status,
+                r.nspace,
+                r.job_info.len()
+            );
             Ok((r, d))
         });
         if let Some(s) = sp {

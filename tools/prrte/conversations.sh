@@ -6,8 +6,8 @@
 #
 # Starts a fresh 4-node PRRTE 5.0.0rc1 DVM (tools/prrte/dvm.sh) per component and records, for v41, v51 and v61,
 # the `pmix-peer run` conversation (format: peer/src/conversation.rs, vectors/README.md).
-# --check compares what must not move between recordings: the message sequence, each
-# message's types and info keys, and the bytes of the server-independent requests.
+# --check compares what must not move between recordings: the request/reply sequence, each
+# message's types and info keys, the DVM_IS_READY event, and the bytes of the server-independent requests.
 # Needs root and `bash tools/peers.sh make 7.0.0rc1`. About 10 s.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
