@@ -63,10 +63,27 @@ impl VectorSet {
         let component: Component = file.component.parse()?;
         let kind: BufferKind = file.buffer.parse()?;
         let release: Release = file.release.parse()?;
+        // A conversation file (`vectors/README.md`, "Conversation vectors") holds the
+        // messages of one live conversation: its cases are named after the file, so they
+        // never collide with the golden vectors of the same component.
+        let is_conversation = serde_json::from_str::<J>(text)
+            .map(|j| j["kind"] == "conversation")
+            .unwrap_or(false);
+        let prefix = if is_conversation {
+            // e.g. `v41@conversation-prrte-5_0_0rc1.non-described`: still two dot-parts
+            let dir = path
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|d| d.to_string_lossy().replace('.', "_"))
+                .unwrap_or_default();
+            format!("{component}@conversation-{dir}.{kind}")
+        } else {
+            id_prefix(component, kind, release)
+        };
         Ok(VectorSet {
             path: path.to_path_buf(),
             label: label.to_string(),
-            prefix: id_prefix(component, kind, release),
+            prefix,
             file,
             component,
             kind,
