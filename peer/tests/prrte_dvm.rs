@@ -189,10 +189,9 @@ fn prrte_survives_hostile_messages() {
     }
     let dvm = Dvm::start("hostile");
     let uri = dvm.uri();
-    let text = std::fs::read_to_string(
-        repo().join("vectors/openpmix-master-494e9d9d/v61-non-described.json"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(repo().join("vectors/openpmix-7.0.0rc1/v61-non-described.json"))
+            .unwrap();
     let file = pmix_codec::vectors::VectorFile::from_json(&text).unwrap();
     let budget = pmix_peer::hostile::Budget {
         max_cases: 40,

@@ -327,7 +327,7 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
             let path = vectors.unwrap_or_else(|| {
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-                    "../vectors/openpmix-master-494e9d9d/{}-non-described.json",
+                    "../vectors/openpmix-7.0.0rc1/{}-non-described.json",
                     c.name()
                 ))
             });
