@@ -47,6 +47,9 @@ pub(crate) struct Dec<'a> {
 /// How many POINTER values beyond the input's length one decode may produce.
 const POINTER_SLACK: u64 = 4096;
 
+/// The most values reserved ahead of decoding them (see `Dec::reserve_hint`).
+const RESERVE_AHEAD: usize = 4096;
+
 #[cold]
 #[inline(never)]
 fn err(status: Status, at: usize, reason: impl Into<String>) -> Error {
@@ -416,6 +419,21 @@ impl<'a> Dec<'a> {
     fn float_text(&mut self) -> Result<Option<Text>> {
         self.string()
     }
+    /// How many values to reserve room for ahead of a count of `n`: no more than the bytes
+    /// left could hold, and never more than [`RESERVE_AHEAD`] at once, so that a lying count
+    /// costs no memory the input has not paid for (the vector grows as values decode).
+    #[inline]
+    fn reserve_hint(&self, n: usize) -> usize {
+        n.min(self.r.remaining()).min(RESERVE_AHEAD)
+    }
+
+    /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
+    /// QUERY): the cap applies to their sum, so alternating kinds cannot nest deeper.
+    #[inline]
+    fn nesting(&self) -> u32 {
+        self.depth + self.info_depth + self.query_depth
+    }
+
     fn count_check(&self, n: u64, at: usize, what: &str) -> Result<usize> {
         if n > self.r.remaining() as u64 {
             return Err(err(
@@ -463,7 +481,7 @@ impl<'a> Dec<'a> {
         // No early count check: C allocates `dims` and fails while reading (-50 at the
         // first coordinate, -63 in 4.2.x at a later one); capacity stays bounded by the input.
         let n = usize::try_from(n).unwrap_or(usize::MAX);
-        let mut coord = Vec::with_capacity(n.min(self.r.remaining()));
+        let mut coord = Vec::with_capacity(self.reserve_hint(n));
         for i in 0..n {
             self.int_tail = i > 0;
             let c = self.u32();
@@ -473,7 +491,7 @@ impl<'a> Dec<'a> {
         Ok(Coord { view, coord })
     }
     fn texts(&mut self, n: usize) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(n.min(self.r.remaining()));
+        let mut v = Vec::with_capacity(self.reserve_hint(n));
         for _ in 0..n {
             v.push(self.string()?);
         }
@@ -483,7 +501,7 @@ impl<'a> Dec<'a> {
     /// An APP's argv or env: `n` strings, none of which may be NULL for the unpacker
     /// (quirk U17); as written, a NULL is kept.
     fn app_texts(&mut self, n: usize, what: &str) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(n.min(self.r.remaining()));
+        let mut v = Vec::with_capacity(self.reserve_hint(n));
         for i in 0..n {
             let at = self.at();
             let s = self.string()?;
@@ -531,7 +549,7 @@ impl<'a> Dec<'a> {
         // per value.
         let take = n.min(capacity);
         out.clear();
-        out.reserve(take.min(self.r.remaining()));
+        out.reserve(self.reserve_hint(take));
         for _ in 0..take {
             // `sized_slice`, its fast path inline
             let (s, stride) = match self.short_sized() {
@@ -727,7 +745,7 @@ impl<'a> Dec<'a> {
     /// Decode `n` more values of `ty` onto `out`.
     #[inline(never)]
     fn push_fresh(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
-        out.reserve(n.min(self.r.remaining()));
+        out.reserve(self.reserve_hint(n));
         for _ in 0..n {
             let v = self.one_hot(ty)?;
             out.push(v);
@@ -860,7 +878,7 @@ impl<'a> Dec<'a> {
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             // One always-tag for the whole array, read even for an empty one (quirk D2).
             let remote = self.int_tag(ty)?;
-            let mut out = Vec::with_capacity(n.min(self.r.remaining()));
+            let mut out = Vec::with_capacity(self.reserve_hint(n));
             self.array_int = Some(remote);
             let mut res = Ok(());
             for i in 0..n {
@@ -878,7 +896,7 @@ impl<'a> Dec<'a> {
             self.array_int = None;
             return res.map(|()| out);
         }
-        let mut out = Vec::with_capacity(n.min(self.r.remaining()));
+        let mut out = Vec::with_capacity(self.reserve_hint(n));
         if self.fam == Family::Modern && quirks::modern_int_array(ty) {
             for i in 0..n {
                 self.int_tail = i > 0;
@@ -939,7 +957,7 @@ impl<'a> Dec<'a> {
         let nq = self.count_check(nq, qat, "QUERY qualifiers")?;
         // OpenPMIx has no cap here either (a qualifier's VALUE may be a QUERY again, and its
         // recursion overflows the stack); we share the DATA_ARRAY cap.
-        if self.query_depth >= MAX_ARRAY_DEPTH {
+        if self.nesting() >= MAX_ARRAY_DEPTH {
             return Err(err(
                 Status::ERR_UNPACK_FAILURE,
                 at,
@@ -953,7 +971,7 @@ impl<'a> Dec<'a> {
     }
 
     fn query_qualifiers(&mut self, keys: Vec<NullableText>, nq: usize) -> Result<Value> {
-        let mut qualifiers = Vec::with_capacity(nq);
+        let mut qualifiers = Vec::with_capacity(self.reserve_hint(nq));
         for _ in 0..nq {
             qualifiers.push(self.info()?);
         }
@@ -987,7 +1005,7 @@ impl<'a> Dec<'a> {
         let n = self.count_check(n, at, "INFO_ARRAY")?;
         // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
         // DATA_ARRAY cap so that a hostile peer cannot overflow ours.
-        if self.info_depth >= MAX_ARRAY_DEPTH {
+        if self.nesting() >= MAX_ARRAY_DEPTH {
             return Err(err(
                 Status::ERR_UNPACK_FAILURE,
                 at,
@@ -1005,7 +1023,7 @@ impl<'a> Dec<'a> {
             // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
             // receiver then holds is each VALUE's struct over the key, whose C string is the
             // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
-            let mut infos = Vec::with_capacity(n.min(self.r.remaining()));
+            let mut infos = Vec::with_capacity(self.reserve_hint(n));
             for _ in 0..n {
                 let ty = self.value()?.data_type().0.to_le_bytes();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
@@ -1017,7 +1035,7 @@ impl<'a> Dec<'a> {
             }
             return Ok(Value::InfoArray(infos));
         }
-        let mut infos = Vec::with_capacity(n);
+        let mut infos = Vec::with_capacity(self.reserve_hint(n));
         for _ in 0..n {
             infos.push(if self.fam == Family::Legacy20 {
                 self.base_info()?
@@ -1163,7 +1181,7 @@ impl<'a> Dec<'a> {
                 let cat = self.at();
                 let n = self.size()?;
                 let n = self.count_check(n, cat, "GEOMETRY coordinates")?;
-                let mut coordinates = Vec::with_capacity(n);
+                let mut coordinates = Vec::with_capacity(self.reserve_hint(n));
                 for _ in 0..n {
                     coordinates.push(self.coord()?);
                 }
@@ -1240,14 +1258,14 @@ impl<'a> Dec<'a> {
                 let dat = self.at();
                 let nd = self.size()?;
                 let nd = self.count_check(nd, dat, "NODE_STATS disks")?;
-                let mut diskstats = Vec::with_capacity(nd);
+                let mut diskstats = Vec::with_capacity(self.reserve_hint(nd));
                 for _ in 0..nd {
                     diskstats.push(self.disk_stats()?);
                 }
                 let nat = self.at();
                 let nn = self.size()?;
                 let nn = self.count_check(nn, nat, "NODE_STATS nets")?;
-                let mut netstats = Vec::with_capacity(nn);
+                let mut netstats = Vec::with_capacity(self.reserve_hint(nn));
                 for _ in 0..nn {
                     netstats.push(self.net_stats()?);
                 }
@@ -1482,7 +1500,7 @@ impl<'a> Dec<'a> {
         let at = self.at();
         let ninfo = self.size()?;
         let ninfo = self.count_check(ninfo, at, "APP ninfo")?;
-        let mut info = Vec::with_capacity(ninfo);
+        let mut info = Vec::with_capacity(self.reserve_hint(ninfo));
         for _ in 0..ninfo {
             info.push(self.info()?);
         }
@@ -1539,7 +1557,7 @@ impl<'a> Dec<'a> {
     #[inline(never)]
     fn darray_header(&mut self) -> Result<(DataType, Option<usize>)> {
         let at = self.at();
-        if self.depth >= MAX_ARRAY_DEPTH {
+        if self.nesting() >= MAX_ARRAY_DEPTH {
             return Err(err(
                 Status::ERR_UNPACK_FAILURE,
                 at,

@@ -1,0 +1,110 @@
+//! Hostile counts and nesting under hard limits (issue 16, H1 and H2).
+//!
+//! H1: a 16 MiB v61 message whose INFO count says 2^31-1 used to reserve about 1.9 GB before
+//! any element was read, and aborted under an address-space limit. It is decoded here in a
+//! child process under `ulimit -v 1000000` (about 1 GB), which must end with an error, not
+//! an abort. H2: the nesting cap counts every container kind together, so alternating QUERY
+//! and DATA_ARRAY cannot nest twice as deep; checked on a small stack.
+
+use pmix_codec::wire::{put_flex, zigzag};
+use pmix_codec::*;
+use std::process::Command;
+
+const CHILD: &str = "PMIX_WIRE_H1_CHILD";
+
+/// The H1 message: one v61 non-described INFO call whose count is 2^31-1, followed by
+/// 16 MiB of `filler` after one well-formed INFO.
+fn h1_message(filler: u8) -> Vec<u8> {
+    let mut m = Vec::with_capacity(16 << 20);
+    put_flex(&mut m, zigzag(i32::MAX as i64));
+    // INFO: key "k" (length 2 with its NUL), flags 0, value UINT8 7
+    m.extend_from_slice(&[0x04, b'k', 0x00, 0x00, 0x0c, 0x07]);
+    m.resize(16 << 20, filler);
+    m
+}
+
+#[test]
+fn h1_lying_info_count_under_a_1gb_address_space() {
+    if std::env::var_os(CHILD).is_some() {
+        // The child: decode under the limit and say how it ended.
+        let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
+        for filler in [0x00, 0xff] {
+            let e = codec
+                .decode(&h1_message(filler), &[DataType::INFO])
+                .expect_err("a lying count cannot decode");
+            println!("H1 filler {filler:02x}: {} ({})", e.status, e.reason);
+        }
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1000000 && exec "$0" --exact h1_lying_info_count_under_a_1gb_address_space --nocapture --test-threads 1"#)
+        .arg(&exe)
+        .env(CHILD, "1")
+        .output()
+        .expect("run the child under ulimit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the decoder did not survive a 1 GB address-space limit: {:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert_eq!(
+        stdout.matches("H1 filler").count(),
+        2,
+        "every message was decoded to an error:\n{stdout}\n{stderr}"
+    );
+}
+
+/// Alternating QUERY and DATA_ARRAY, `levels` containers in all, around one UINT8.
+fn alternating(levels: usize) -> Item {
+    let mut v = Value::Uint8(7);
+    for i in 0..levels {
+        v = if i % 2 == 0 {
+            Value::Query(Box::new(Query {
+                keys: vec![],
+                qualifiers: vec![Info::new("k", v)],
+            }))
+        } else {
+            Value::array(DataType::QUERY, vec![v])
+        };
+    }
+    Item::one(v)
+}
+
+#[test]
+fn h2_mixed_nesting_shares_one_cap() {
+    // 4.2 packs without a depth cap, as libpmix 4.2.2 does: the bytes of 60 and 200 levels.
+    let codec =
+        Codec::new(Component::V41, BufferKind::NonDescribed).with_release(Release::OpenPmix4_2);
+    let (shallow_item, deep_item) = (alternating(60), alternating(200));
+    let ty = shallow_item.ty;
+    assert_eq!(ty, deep_item.ty);
+    let shallow = codec.encode(&[shallow_item]).unwrap();
+    let deep = codec.encode(&[deep_item]).unwrap();
+    // A small stack: the decoder must refuse before it gets deep, not overflow.
+    let stack = if cfg!(debug_assertions) {
+        4 << 20
+    } else {
+        512 << 10
+    };
+    let got = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            (
+                codec.decode(&shallow, &[ty]).map(|_| ()),
+                codec.decode(&deep, &[ty]).map(|_| ()),
+            )
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(got.0, Ok(()), "60 mixed levels decode");
+    let e = got
+        .1
+        .expect_err("200 mixed levels exceed the cap of 100 in all");
+    assert_eq!(e.status, Status::ERR_UNPACK_FAILURE, "{e}");
+    assert!(e.reason.contains("deeper than 100"), "{e}");
+}
