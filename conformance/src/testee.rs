@@ -304,7 +304,7 @@ fn hex(b: &[u8]) -> String {
 
 /// Lowercase hex to bytes (`None` on odd length or a non-hex digit).
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let val = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
