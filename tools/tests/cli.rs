@@ -710,3 +710,26 @@ fn output_into_a_closed_pipe_does_not_panic() {
         assert!(out.status.code().is_some(), "{args:?}: killed by a signal");
     }
 }
+
+/// Issue 16: `pmix-wire quirks [ID]` prints the quirk table (text and --json).
+#[test]
+fn quirks_prints_the_table_by_id_in_text_and_json() {
+    let (code, out, err) = pw(&["quirks", "D1"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("D1-datatype-zigzag\n"), "{out}");
+    assert!(
+        out.contains("codec/tests/quirks.rs::d1_datatype_zigzag"),
+        "{out}"
+    );
+    let (code, out, _) = pw(&["quirks", "--json"], None);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j.as_array().unwrap().len(),
+        pmix_codec::quirks::QUIRKS.len()
+    );
+    assert!(j[0]["releases"].as_array().is_some_and(|r| !r.is_empty()));
+    let (code, _, err) = pw(&["quirks", "Z9"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("valid ids: D1-datatype-zigzag"), "{err}");
+}

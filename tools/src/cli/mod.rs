@@ -176,6 +176,8 @@ enum Cmd {
     /// PMIx_Alloc_inheritance_string and the allocation/spawn attribute dictionary
     #[command(after_help = INHERIT_HELP)]
     Inherit(InheritArgs),
+    /// The OpenPMIx quirks this codec reproduces or guards against (QUIRKS.md)
+    Quirks(QuirksArgs),
     /// Print a shell completion script
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -432,6 +434,15 @@ struct DiffArgs {
 }
 
 #[derive(Args, Debug)]
+struct QuirksArgs {
+    /// One quirk by id or id prefix (e.g. D1); default: all of them
+    id: Option<String>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct InheritArgs {
     /// A value (0-255), a disposition name (CHILD), or an attribute's macro name or key string
     query: Option<String>,
@@ -506,6 +517,34 @@ fn dispatch(
                 }
             };
             out.write_all(text.as_bytes())?;
+            Ok(EXIT_OK)
+        }
+        Cmd::Quirks(a) => {
+            use pmix_codec::quirks_doc;
+            let list: Vec<&pmix_codec::quirks::Quirk> = match &a.id {
+                Some(id) => vec![quirks_doc::find(id).map_err(Failure::Usage)?],
+                None => pmix_codec::quirks::QUIRKS.iter().collect(),
+            };
+            if a.json {
+                let j: Vec<serde_json::Value> = list.iter().map(|q| quirks_doc::json(q)).collect();
+                let j = if a.id.is_some() {
+                    j.into_iter().next().unwrap_or_default()
+                } else {
+                    serde_json::Value::Array(j)
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&j).unwrap_or_default()
+                )?;
+            } else {
+                for (n, q) in list.iter().enumerate() {
+                    if n > 0 {
+                        writeln!(out)?;
+                    }
+                    out.write_all(quirks_doc::text(q).as_bytes())?;
+                }
+            }
             Ok(EXIT_OK)
         }
         Cmd::Completions { shell } => {
