@@ -266,6 +266,34 @@ impl Report {
 
     /// JUnit XML text: one `<testsuite>` per group.
     pub fn junit(&self) -> String {
+        self.junit_with(false)
+    }
+
+    /// Class name of a case in `group`: the suite, then the group's `/`-separated parts,
+    /// joined by dots; dots inside a part become `_` so CI tools (which split class names
+    /// at dots into packages) keep `openpmix-4.2.2` as one segment (`openpmix-4_2_2`).
+    pub fn junit_classname(&self, group: &str) -> String {
+        std::iter::once(self.suite.as_str())
+            .chain(group.split('/'))
+            .map(|seg| seg.replace('.', "_"))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    /// JUnit XML (one `<testsuite>` per group: per vector file, i.e. per component and
+    /// buffer kind of one release). With `omit_unsupported`, cases outside the testee's
+    /// declared scope are left out (they would bury the real failures); their number is
+    /// still in the console summary and the JSON report.
+    pub fn junit_with(&self, omit_unsupported: bool) -> String {
+        if omit_unsupported {
+            let mut kept = Report::new(self.suite.clone(), self.target.clone());
+            for c in &self.cases {
+                if !matches!(c.outcome, Outcome::Unsupported { .. }) {
+                    kept.push(c.clone());
+                }
+            }
+            return kept.junit_with(false);
+        }
         let mut groups: Vec<&str> = Vec::new();
         for c in &self.cases {
             if !groups.contains(&c.group.as_str()) {
@@ -303,9 +331,8 @@ impl Report {
             for c in cases {
                 let _ = write!(
                     s,
-                    "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.6}\"",
-                    xml(&self.suite),
-                    xml(g),
+                    "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6}\"",
+                    xml(&self.junit_classname(g)),
                     xml(&c.id),
                     c.duration.as_secs_f64()
                 );

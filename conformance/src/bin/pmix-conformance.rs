@@ -98,6 +98,9 @@ struct ReportArgs {
     /// Also write a JUnit XML report to FILE.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Leave unsupported (out-of-scope) cases out of the --junit file.
+    #[arg(long, requires = "junit")]
+    junit_omit_unsupported: bool,
     /// List passing cases too.
     #[arg(long, short)]
     verbose: bool,
@@ -144,7 +147,7 @@ fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), S
         print!("{}", report.console_limited(args.verbose, max_failures));
     }
     if let Some(path) = &args.junit {
-        std::fs::write(path, report.junit())
+        std::fs::write(path, report.junit_with(args.junit_omit_unsupported))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
@@ -406,7 +409,7 @@ fn all_cmd(a: AllArgs) -> Result<bool, String> {
         let mut both = Report::new("all", "built-in codec and reference model");
         both.extend(vrep.clone());
         both.extend(srep.clone());
-        std::fs::write(path, both.junit())
+        std::fs::write(path, both.junit_with(a.report.junit_omit_unsupported))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(vrep.ok() && srep.ok())
