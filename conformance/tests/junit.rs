@@ -201,3 +201,60 @@ fn the_junit_report_has_the_schema_structure_and_unsplit_class_names() {
     assert_eq!(lean_skipped, 0);
     assert_eq!(lean_cases, cases - skipped);
 }
+
+/// Issue 16: reports say where each expectation comes from (provenance, flags, quirk) in
+/// console, JSON and JUnit, with a summary per provenance.
+#[test]
+fn reports_show_where_each_expectation_comes_from() {
+    // Console: a flip-byte testee fails a quirk-decided v12 FLOAT vector.
+    let o = Command::new(CLI)
+        .args([
+            "vectors",
+            "--filter",
+            "v12.non-described.FLOAT",
+            "--max-failures",
+            "1000",
+        ])
+        .args(["--", TESTEE, "--break", "flip-byte"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "expectation: recorded from openpmix 4.2.2; flags Lossy,Quirk; quirk L1-v12-type-numbers"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("by provenance: recorded: "), "{out}");
+    // JSON: the origins map, by case id.
+    let o = Command::new(CLI)
+        .args(["vectors", "--filter", "v12.", "--json"])
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let origins = j["origins"].as_object().expect("origins");
+    assert_eq!(origins.len(), j["cases"].as_array().unwrap().len());
+    assert!(origins
+        .values()
+        .any(|o| o["quirk"] == "L1-v12-type-numbers" && o["provenance"] == "recorded"));
+    // Computed expectations (UpstreamBug) are said to be computed.
+    let o = Command::new(CLI)
+        .args(["vectors", "--json"])
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let computed = j["origins"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|o| o["provenance"] == "computed")
+        .inspect(|o| assert!(o["flags"].to_string().contains("UpstreamBug")))
+        .count();
+    assert!(computed > 0);
+    // JUnit: the failure message carries the expectation's origin.
+    let xml = run_junit(&[]);
+    assert!(
+        xml.contains("[expectation: recorded from openpmix"),
+        "junit"
+    );
+}
