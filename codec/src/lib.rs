@@ -36,6 +36,7 @@ pub mod error;
 pub mod float;
 pub mod json;
 pub mod quirks;
+pub mod quirks_doc;
 pub mod status;
 pub mod types;
 pub mod value;

@@ -167,7 +167,7 @@ impl VectorFile {
 }
 
 fn unhex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err("odd-length wire hex".into());
     }
     (0..s.len())

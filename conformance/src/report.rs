@@ -5,6 +5,7 @@
 //! [`Report`] with [`CaseResult`]s, optionally adds [`Coverage`] rows, and renders it.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -126,6 +127,42 @@ pub struct Report {
     /// Coverage per section, if the suite tracks it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub coverage: Vec<Coverage>,
+    /// Where each case's expectation comes from, by case id (vector suites).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub origins: BTreeMap<String, Origin>,
+}
+
+/// Where a case's expectation comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// `recorded` (bytes and statuses a real library produced) or `computed` (the
+    /// expectation is pmix-codec's, e.g. where the library crashed).
+    pub provenance: String,
+    /// What recorded it (e.g. `openpmix 4.2.2`), for recorded expectations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_from: Option<String>,
+    /// The vector's flags (`Quirk`, `UpstreamBug`, `Truncated`, ...).
+    pub flags: Vec<String>,
+    /// The quirk (`QUIRKS.md`) that decides the expectation, if one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quirk: Option<String>,
+}
+
+impl Origin {
+    /// One line: `recorded from openpmix 4.2.2; flags Quirk; quirk D1-datatype-zigzag`.
+    pub fn line(&self) -> String {
+        let mut s = match &self.recorded_from {
+            Some(r) => format!("{} from {r}", self.provenance),
+            None => self.provenance.clone(),
+        };
+        if !self.flags.is_empty() {
+            s.push_str(&format!("; flags {}", self.flags.join(",")));
+        }
+        if let Some(q) = &self.quirk {
+            s.push_str(&format!("; quirk {q}"));
+        }
+        s
+    }
 }
 
 impl Report {
@@ -154,6 +191,7 @@ impl Report {
 
     /// Append every case of `other`.
     pub fn extend(&mut self, other: Report) {
+        self.origins.extend(other.origins);
         for c in other.cases {
             self.push(c);
         }
@@ -176,6 +214,28 @@ impl Report {
             "{} [{}]: {} cases, {} passed, {} failed, {} unsupported, {} errors{xfail}",
             self.suite, self.target, t.total, t.passed, t.failed, t.unsupported, t.errors
         )
+    }
+
+    /// Passed and failed (failures and errors) per provenance, e.g.
+    /// `recorded: 28990 passed / 2 failed; computed: 77 passed / 0 failed`; empty when the
+    /// report has no origins.
+    pub fn provenance_summary(&self) -> String {
+        let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for c in &self.cases {
+            let Some(o) = self.origins.get(&c.id) else {
+                continue;
+            };
+            let e = per.entry(o.provenance.as_str()).or_default();
+            match c.outcome {
+                Outcome::Pass => e.0 += 1,
+                Outcome::Fail { .. } | Outcome::Error { .. } => e.1 += 1,
+                _ => {}
+            }
+        }
+        per.iter()
+            .map(|(p, (ok, bad))| format!("{p}: {ok} passed / {bad} failed"))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     /// Console text: coverage (if any), failures and errors, then the summary line.
@@ -248,12 +308,19 @@ impl Report {
                     }
                 }
             }
+            if let Some(o) = self.origins.get(&c.id) {
+                let _ = writeln!(s, "    expectation: {}", o.line());
+            }
         }
         if unlisted > 0 {
             let _ = writeln!(
                 s,
                 "... and {unlisted} more failing cases (all of them are in --json and --junit)"
             );
+        }
+        let by_origin = self.provenance_summary();
+        if !by_origin.is_empty() {
+            let _ = writeln!(s, "by provenance: {by_origin}");
         }
         let _ = writeln!(s, "{}", self.summary_line());
         s
@@ -266,6 +333,35 @@ impl Report {
 
     /// JUnit XML text: one `<testsuite>` per group.
     pub fn junit(&self) -> String {
+        self.junit_with(false)
+    }
+
+    /// Class name of a case in `group`: the suite, then the group's `/`-separated parts,
+    /// joined by dots; dots inside a part become `_` so CI tools (which split class names
+    /// at dots into packages) keep `openpmix-4.2.2` as one segment (`openpmix-4_2_2`).
+    pub fn junit_classname(&self, group: &str) -> String {
+        std::iter::once(self.suite.as_str())
+            .chain(group.split('/'))
+            .map(|seg| seg.replace('.', "_"))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    /// JUnit XML (one `<testsuite>` per group: per vector file, i.e. per component and
+    /// buffer kind of one release). With `omit_unsupported`, cases outside the testee's
+    /// declared scope are left out (they would bury the real failures); their number is
+    /// still in the console summary and the JSON report.
+    pub fn junit_with(&self, omit_unsupported: bool) -> String {
+        if omit_unsupported {
+            let mut kept = Report::new(self.suite.clone(), self.target.clone());
+            kept.origins = self.origins.clone();
+            for c in &self.cases {
+                if !matches!(c.outcome, Outcome::Unsupported { .. }) {
+                    kept.push(c.clone());
+                }
+            }
+            return kept.junit_with(false);
+        }
         let mut groups: Vec<&str> = Vec::new();
         for c in &self.cases {
             if !groups.contains(&c.group.as_str()) {
@@ -303,17 +399,19 @@ impl Report {
             for c in cases {
                 let _ = write!(
                     s,
-                    "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.6}\"",
-                    xml(&self.suite),
-                    xml(g),
+                    "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6}\"",
+                    xml(&self.junit_classname(g)),
                     xml(&c.id),
                     c.duration.as_secs_f64()
                 );
-                let at = c
+                let mut at = c
                     .detail
                     .as_deref()
                     .map(|d| format!(" at {d}"))
                     .unwrap_or_default();
+                if let Some(o) = self.origins.get(&c.id) {
+                    at.push_str(&format!(" [expectation: {}]", o.line()));
+                }
                 match &c.outcome {
                     Outcome::Pass => s.push_str("/>\n"),
                     Outcome::Fail { expected, actual } => {

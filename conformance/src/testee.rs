@@ -125,6 +125,59 @@ impl Capabilities {
         Ok(())
     }
 
+    /// `Err(message)` when the testee declares a component, buffer kind or release profile
+    /// this runner does not know (a typo such as `"V41"` or `"non_desc"` would otherwise
+    /// silently make every case unsupported). The message names the valid values, taken
+    /// from `Component::ALL`, `BufferKind::ALL` and `Release::ALL`.
+    pub fn validate(&self) -> Result<(), String> {
+        fn check<T: std::str::FromStr>(
+            field: &str,
+            declared: &[String],
+            valid: Vec<&'static str>,
+        ) -> Result<(), String> {
+            let unknown: Vec<&str> = declared
+                .iter()
+                .filter(|d| d.parse::<T>().is_err())
+                .map(String::as_str)
+                .collect();
+            if unknown.is_empty() {
+                return Ok(());
+            }
+            Err(format!(
+                "the testee declares unknown {field} {:?} (valid {field}: {})",
+                unknown,
+                valid.join(" ")
+            ))
+        }
+        let mut problems = Vec::new();
+        let comps = Component::ALL.iter().map(|c| c.name()).collect();
+        let kinds = BufferKind::ALL.iter().map(|k| k.name()).collect();
+        let rels = Release::ALL.iter().map(|r| r.name()).collect();
+        for r in [
+            check::<Component>("components", &self.components, comps),
+            check::<BufferKind>("buffers", &self.buffers, kinds),
+            check::<Release>("releases", &self.releases, rels),
+        ] {
+            if let Err(e) = r {
+                problems.push(e);
+            }
+        }
+        for (field, list) in [
+            ("components", &self.components),
+            ("buffers", &self.buffers),
+            ("releases", &self.releases),
+        ] {
+            if list.is_empty() {
+                problems.push(format!("the testee declares no {field}"));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+
     /// A short description (`name version`).
     pub fn label(&self) -> String {
         if self.version.is_empty() {
@@ -251,7 +304,7 @@ fn hex(b: &[u8]) -> String {
 
 /// Lowercase hex to bytes (`None` on odd length or a non-hex digit).
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let val = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
@@ -722,6 +775,28 @@ mod tests {
         let g: Reply = serde_json::from_slice(&read_frame(&mut r).unwrap().unwrap()).unwrap();
         assert!(matches!(g, Reply::RuntimeError { .. }));
         assert!(read_frame(&mut r).unwrap().is_none());
+    }
+
+    #[test]
+    fn unknown_declared_values_are_refused_naming_the_valid_ones() {
+        let mut caps = codec_capabilities("t");
+        assert_eq!(caps.validate(), Ok(()));
+        caps.releases = vec!["bogus".into()];
+        let e = caps.validate().unwrap_err();
+        assert!(e.contains("\"bogus\""), "{e}");
+        for r in Release::ALL {
+            assert!(e.contains(r.name()), "{e}");
+        }
+        let mut caps = codec_capabilities("t");
+        caps.buffers = vec!["non_desc".into()];
+        caps.components = vec!["V41".into(), "v41".into()];
+        let e = caps.validate().unwrap_err();
+        assert!(e.contains("\"non_desc\"") && e.contains("\"V41\""), "{e}");
+        assert!(!e.contains("\"v41\""), "{e}");
+        assert!(e.contains("non-described fully-described"), "{e}");
+        assert!(e.contains("v12 v20 v21 v3 v4 v41 v51 v61"), "{e}");
+        caps.components.clear();
+        assert!(caps.validate().unwrap_err().contains("no components"));
     }
 
     #[test]

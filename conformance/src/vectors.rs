@@ -20,7 +20,7 @@
 //! `crash`, `timeout`, `garbage`, `runtime-error`, ...); expected-failure lists
 //! ([`crate::xfail`]) match on it.
 
-use crate::report::{CaseResult, Outcome, Report};
+use crate::report::{CaseResult, Origin, Outcome, Report};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
 use pmix_codec::json;
@@ -704,6 +704,24 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
     out
 }
 
+/// Where a vector's expectation comes from: recorded by the library its file names, or
+/// computed (flag `UpstreamBug`: the library crashed or read garbage, so the expectation is
+/// pmix-codec's), with the quirk its comment names when a quirk decides it.
+pub fn origin(set: &VectorSet, v: &Vector) -> Origin {
+    let computed = v.flags.iter().any(|f| f == "UpstreamBug");
+    let src = &set.file.source;
+    let quirk = pmix_codec::quirks::QUIRKS
+        .iter()
+        .find(|q| v.comment.contains(q.id))
+        .map(|q| q.id.to_string());
+    Origin {
+        provenance: if computed { "computed" } else { "recorded" }.into(),
+        recorded_from: (!computed).then(|| format!("{} {}", src.implementation, src.version)),
+        flags: v.flags.clone(),
+        quirk,
+    }
+}
+
 /// A finished run of the suite.
 #[derive(Clone, Debug)]
 pub struct SuiteRun {
@@ -739,6 +757,9 @@ pub fn run_suite(
         None => Vec::new(),
     };
     let mut report = Report::new("vectors", testee.describe());
+    for c in &all {
+        report.origins.insert(c.id.clone(), origin(c.set, c.vector));
+    }
     for c in &runs {
         report.push(c.result.clone());
     }

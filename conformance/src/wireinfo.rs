@@ -141,7 +141,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 /// Bytes of a hex string (either case, no separators).
 pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("hex string has an odd length ({})", s.len()));
     }
     (0..s.len())

@@ -581,3 +581,157 @@ fn cargo_run_picks_the_runner() {
             .unwrap();
     assert!(readme.contains("cargo run --release -p pmix-conformance -- all"));
 }
+
+/// Issue 16: a testee whose declared scope has a typo is refused, naming the valid values
+/// (derived from the codec's lists, so new release profiles show up by themselves).
+#[test]
+fn a_testee_declaring_unknown_scope_values_is_refused_naming_the_valid_ones() {
+    use pmix_codec::{BufferKind, Component, Release};
+    for (flag, value, valid) in [
+        (
+            "--declare-releases",
+            "bogus",
+            Release::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
+        ),
+        (
+            "--declare-buffers",
+            "non_desc",
+            BufferKind::ALL.iter().map(|k| k.name()).collect(),
+        ),
+        (
+            "--declare-components",
+            "V41",
+            Component::ALL.iter().map(|c| c.name()).collect(),
+        ),
+    ] {
+        let (code, out, err) = cli(&[
+            "vectors",
+            "--filter",
+            "v41.non-described",
+            "--",
+            TESTEE,
+            flag,
+            value,
+        ]);
+        assert_eq!(code, 2, "{flag} {value}: stdout {out} stderr {err}");
+        assert!(err.contains(&format!("{value:?}")), "{err}");
+        assert!(err.contains(&valid.join(" ")), "{err}");
+    }
+}
+
+/// Issue 16: a run in which nothing passed fails and says nothing was tested; --min-pass
+/// and an expected-results file pin the numbers.
+#[test]
+fn a_run_that_tests_nothing_fails_and_ci_can_pin_its_numbers() {
+    // Valid scope, but one the filtered cases never use: every case unsupported.
+    let (code, out, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--",
+        TESTEE,
+        "--declare-components",
+        "v61",
+    ]);
+    assert_eq!(code, 1, "stdout {out} stderr {err}");
+    assert!(err.contains("nothing was tested: 0 of"), "{err}");
+
+    // The same filter against the full testee passes ...
+    let (code, out, err) = cli(&["vectors", "--filter", "v41.non-described", "--", TESTEE]);
+    assert_eq!(code, 0, "stdout {out} stderr {err}");
+    let report: serde_json::Value = {
+        let (_, json, _) = cli(&[
+            "vectors",
+            "--filter",
+            "v41.non-described",
+            "--json",
+            "--",
+            TESTEE,
+        ]);
+        serde_json::from_str(&json).expect("JSON report")
+    };
+    let passed = report["totals"]["passed"].as_u64().unwrap() as usize;
+    assert!(passed > 0);
+    // ... unless --min-pass asks for more than passed.
+    let more = (passed + 1).to_string();
+    let (code, _, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--min-pass",
+        &more,
+        "--",
+        TESTEE,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--min-pass asks for"), "{err}");
+    let exact = passed.to_string();
+    let (code, _, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--min-pass",
+        &exact,
+    ]);
+    assert_eq!(code, 0, "{err}");
+
+    // Expected-results file: the right numbers pass, a wrong one fails naming it.
+    let good = tmp("expected-good.json");
+    std::fs::write(&good, format!("{{\"passed\": {passed}, \"failed\": 0}}")).unwrap();
+    let (code, _, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--expected-results",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bad = tmp("expected-bad.json");
+    std::fs::write(&bad, format!("{{\"passed\": {}}}", passed + 3)).unwrap();
+    let (code, _, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--expected-results",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("expected results: passed is"), "{err}");
+    let typo = tmp("expected-typo.json");
+    std::fs::write(&typo, "{\"pased\": 1}").unwrap();
+    let (code, _, err) = cli(&["vectors", "--expected-results", typo.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("valid keys: total passed"), "{err}");
+}
+
+/// Issue 16 acceptance: the skeleton testee printed in TESTEE.md (Python) makes the run fail
+/// with a message that says nothing was tested.
+#[test]
+fn the_testee_md_skeleton_makes_the_run_fail_saying_nothing_was_tested() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/TESTEE.md")).unwrap();
+    let start = doc
+        .find("```python\n")
+        .expect("TESTEE.md has a python skeleton")
+        + 10;
+    let len = doc[start..].find("```").unwrap();
+    let script = tmp("skeleton.py");
+    std::fs::write(&script, &doc[start..start + len]).unwrap();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("LOUD SKIP: python3 is missing; the TESTEE.md skeleton cannot be run");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is required in CI"
+        );
+        return;
+    }
+    let (code, out, err) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described",
+        "--",
+        "python3",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "stdout {out} stderr {err}");
+    assert!(err.contains("nothing was tested"), "{err}");
+}

@@ -14,7 +14,7 @@ pub fn encode(b: &[u8]) -> String {
 /// Parse hex (whitespace ignored); `None` on odd length or a non-hex digit.
 pub fn decode(s: &str) -> Option<Vec<u8>> {
     let digits: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     let val = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

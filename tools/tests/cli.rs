@@ -653,3 +653,83 @@ fn hostile_nesting_is_refused() {
         }
     }
 }
+
+/// Issue 16: `diff -c` compares two byte strings; exit 1 when they differ, 0 when equal.
+#[test]
+fn diff_compares_byte_strings_under_one_or_two_codecs() {
+    let (code, out, err) = pw(&["diff", "-c", "v41", "022a", "022b"], None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("bytes differ from byte 1"), "{out}");
+    let (code, out, err) = pw(&["diff", "-c", "v41", "022a", "022a"], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.ends_with("equal\n"), "{out}");
+    // Two codecs: the values decide (v41 flex 42 and v3 fixed-width 42 are equal).
+    let args = ["diff", "-c", "v41", "-c", "v3", "-t", "UINT32", "022a"];
+    let (code, out, _) = pw(&[&args[..], &["000000010000002a"]].concat(), None);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = pw(&[&args[..], &["000000010000002b"]].concat(), None);
+    assert_eq!(code, 1, "{out}");
+    // --json: one object saying what differs.
+    let (code, out, _) = pw(
+        &[
+            "diff", "-c", "v41", "-t", "UINT32", "--json", "022a", "022b",
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    let j: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(j["equal"], false);
+    assert_eq!(j["first_differing_byte"], 1);
+    assert_eq!(j["b"]["items"][0]["values"][0], 43);
+    // A bad codec names the valid ones.
+    let (code, _, err) = pw(&["diff", "-c", "V41", "00", "00"], None);
+    assert_eq!(code, 2);
+    for c in Component::ALL {
+        assert!(err.contains(c.name()), "{err}");
+    }
+}
+
+/// Issue 16: output into a pipe closed early (`| head`) ends quietly, without a panic.
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    for args in [
+        &["types"][..],
+        &["diff", "-c", "v41", "--json", "022a", "022b"][..],
+        &["inspect", "-c", "v41", "-t", "UINT32", "022a"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pmix-wire"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything is written
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(out.status.code().is_some(), "{args:?}: killed by a signal");
+    }
+}
+
+/// Issue 16: `pmix-wire quirks [ID]` prints the quirk table (text and --json).
+#[test]
+fn quirks_prints_the_table_by_id_in_text_and_json() {
+    let (code, out, err) = pw(&["quirks", "D1"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("D1-datatype-zigzag\n"), "{out}");
+    assert!(
+        out.contains("codec/tests/quirks.rs::d1_datatype_zigzag"),
+        "{out}"
+    );
+    let (code, out, _) = pw(&["quirks", "--json"], None);
+    assert_eq!(code, 0);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j.as_array().unwrap().len(),
+        pmix_codec::quirks::QUIRKS.len()
+    );
+    assert!(j[0]["releases"].as_array().is_some_and(|r| !r.is_empty()));
+    let (code, _, err) = pw(&["quirks", "Z9"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("valid ids: D1-datatype-zigzag"), "{err}");
+}

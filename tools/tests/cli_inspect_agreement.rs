@@ -174,14 +174,14 @@ fn random_bytes_agree() {
             let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
             // Small counts and lengths make deeper walks likelier than uniform bytes do.
             for b in bytes.iter_mut() {
-                if rng.next() % 3 == 0 {
+                if rng.next().is_multiple_of(3) {
                     *b %= 8;
                 }
             }
             let ntypes = 1 + (rng.next() % 3) as usize;
             let types: Vec<DataType> = (0..ntypes)
                 .map(|_| {
-                    if rng.next() % 10 == 0 {
+                    if rng.next().is_multiple_of(10) {
                         DataType((rng.next() % 80) as u16)
                     } else {
                         registered[(rng.next() as usize) % registered.len()]

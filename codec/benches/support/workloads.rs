@@ -99,7 +99,7 @@ pub fn info_entry(i: usize) -> Value {
         0 => Value::Uint32((i as u32).wrapping_mul(7919)),
         1 => Value::string(&info_string(i)),
         2 => Value::proc(NSPACE, i as u32),
-        3 => Value::Bool((i / 5) % 2 == 0),
+        3 => Value::Bool((i / 5).is_multiple_of(2)),
         _ => Value::Uint64((i as u64).wrapping_mul(1_000_003)),
     };
     Value::info(&key, value)

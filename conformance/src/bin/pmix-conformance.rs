@@ -14,6 +14,7 @@ use pmix_conformance::testee::{BuiltinTestee, ProcessTestee, Testee};
 use pmix_conformance::vectors::{self, VectorSet};
 use pmix_conformance::wireinfo::WireFormat;
 use pmix_conformance::xfail::ExpectedFailures;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -60,6 +61,14 @@ struct VectorArgs {
     /// List the cases (id and the sentence each checks) and exit.
     #[arg(long)]
     list: bool,
+    /// Fail unless at least N cases passed (a run with 0 passed cases always fails).
+    #[arg(long, value_name = "N")]
+    min_pass: Option<usize>,
+    /// Fail unless the run's totals equal those in FILE, a JSON object with any of the keys
+    /// `total`, `passed`, `failed`, `unsupported`, `errors`, `expected_failures` (so CI can
+    /// pin its numbers).
+    #[arg(long, value_name = "FILE")]
+    expected_results: Option<PathBuf>,
     /// At most this many failing cases are listed on the console (--json and --junit have all).
     #[arg(long, default_value_t = 50)]
     max_failures: usize,
@@ -89,6 +98,9 @@ struct ReportArgs {
     /// Also write a JUnit XML report to FILE.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Leave unsupported (out-of-scope) cases out of the --junit file.
+    #[arg(long, requires = "junit")]
+    junit_omit_unsupported: bool,
     /// List passing cases too.
     #[arg(long, short)]
     verbose: bool,
@@ -135,7 +147,7 @@ fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), S
         print!("{}", report.console_limited(args.verbose, max_failures));
     }
     if let Some(path) = &args.junit {
-        std::fs::write(path, report.junit())
+        std::fs::write(path, report.junit_with(args.junit_omit_unsupported))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
@@ -226,6 +238,11 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
         .as_deref()
         .map(ExpectedFailures::load)
         .transpose()?;
+    let expected_totals = a
+        .expected_results
+        .as_deref()
+        .map(load_expected_totals)
+        .transpose()?;
     let mut testee: Box<dyn Testee> = if a.testee.is_empty() {
         Box::new(BuiltinTestee)
     } else {
@@ -237,6 +254,10 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
             Duration::from_secs_f64(a.timeout),
         ))
     };
+    // A declared scope with a typo would make every case unsupported: refuse it up front.
+    if let Ok(caps) = testee.capabilities() {
+        caps.validate()?;
+    }
     let run = vectors::run_suite(
         &sets,
         filter,
@@ -270,7 +291,85 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
             return Ok(true);
         }
     }
-    Ok(run.report.ok())
+    let verdicts = trust_checks(&run.report, a.min_pass, expected_totals.as_ref());
+    for v in &verdicts {
+        eprintln!("pmix-conformance: {v}");
+    }
+    Ok(run.report.ok() && verdicts.is_empty())
+}
+
+/// Load an expected-results file: a JSON object mapping total names to numbers.
+fn load_expected_totals(path: &std::path::Path) -> Result<BTreeMap<String, usize>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let map: BTreeMap<String, usize> = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a JSON object of counts: {e}", path.display()))?;
+    for k in map.keys() {
+        if !TOTAL_NAMES.contains(&k.as_str()) {
+            return Err(format!(
+                "{}: unknown key {k:?} (valid keys: {})",
+                path.display(),
+                TOTAL_NAMES.join(" ")
+            ));
+        }
+    }
+    Ok(map)
+}
+
+/// The keys of an expected-results file.
+const TOTAL_NAMES: [&str; 6] = [
+    "total",
+    "passed",
+    "failed",
+    "unsupported",
+    "errors",
+    "expected_failures",
+];
+
+/// Why a run whose cases did not fail must still not pass: nothing tested, fewer passes
+/// than `--min-pass`, totals other than the expected-results file pins. Empty when fine.
+fn trust_checks(
+    report: &Report,
+    min_pass: Option<usize>,
+    expected: Option<&BTreeMap<String, usize>>,
+) -> Vec<String> {
+    let t = report.totals;
+    let mut out = Vec::new();
+    if t.passed == 0 {
+        out.push(format!(
+            "nothing was tested: 0 of {} cases passed ({} unsupported, {} failed, {} errors); \
+             check the testee's declared components, buffers and releases",
+            t.total, t.unsupported, t.failed, t.errors
+        ));
+    }
+    if let Some(n) = min_pass {
+        if t.passed < n {
+            out.push(format!(
+                "only {} cases passed, --min-pass asks for {n}",
+                t.passed
+            ));
+        }
+    }
+    if let Some(map) = expected {
+        let actual = [
+            t.total,
+            t.passed,
+            t.failed,
+            t.unsupported,
+            t.errors,
+            t.expected_failures,
+        ];
+        for (name, got) in TOTAL_NAMES.iter().zip(actual) {
+            if let Some(&want) = map.get(*name) {
+                if want != got {
+                    out.push(format!(
+                        "expected results: {name} is {got}, the expected-results file says {want}"
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn all_cmd(a: AllArgs) -> Result<bool, String> {
@@ -310,7 +409,7 @@ fn all_cmd(a: AllArgs) -> Result<bool, String> {
         let mut both = Report::new("all", "built-in codec and reference model");
         both.extend(vrep.clone());
         both.extend(srep.clone());
-        std::fs::write(path, both.junit())
+        std::fs::write(path, both.junit_with(a.report.junit_omit_unsupported))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(vrep.ok() && srep.ok())

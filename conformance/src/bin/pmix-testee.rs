@@ -45,6 +45,16 @@ struct Cli {
     /// Only misbehave on requests whose first call has this type (e.g. BOOL).
     #[arg(long, hide = true, value_name = "TYPE")]
     break_on: Option<String>,
+    /// Declare these components instead of all (comma-separated, unchecked: for testing
+    /// how the runner treats a testee's typos).
+    #[arg(long, hide = true, value_delimiter = ',')]
+    declare_components: Option<Vec<String>>,
+    /// Declare these buffer kinds instead of both (comma-separated, unchecked).
+    #[arg(long, hide = true, value_delimiter = ',')]
+    declare_buffers: Option<Vec<String>>,
+    /// Declare these release profiles instead of all (comma-separated, unchecked).
+    #[arg(long, hide = true, value_delimiter = ',')]
+    declare_releases: Option<Vec<String>>,
     /// The delay of `--break slow`, in milliseconds.
     #[arg(long, hide = true, default_value_t = 500)]
     delay_ms: u64,
@@ -61,7 +71,16 @@ fn first_type(req: &Request) -> Option<String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let caps = codec_capabilities("pmix-testee");
+    let mut caps = codec_capabilities("pmix-testee");
+    if let Some(c) = &cli.declare_components {
+        caps.components = c.clone();
+    }
+    if let Some(b) = &cli.declare_buffers {
+        caps.buffers = b.clone();
+    }
+    if let Some(r) = &cli.declare_releases {
+        caps.releases = r.clone();
+    }
     let stdout = std::io::stdout();
     let mut input = std::io::stdin().lock();
     let mut output = stdout.lock();

@@ -28,7 +28,7 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
     if let Some((i, c)) = digits.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
         return Err(format!("not a hex digit: {c:?} (at hex digit {i})"));
     }
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
     crate::hex::decode(&digits).ok_or_else(|| "invalid hex".to_string())

@@ -176,6 +176,8 @@ enum Cmd {
     /// PMIx_Alloc_inheritance_string and the allocation/spawn attribute dictionary
     #[command(after_help = INHERIT_HELP)]
     Inherit(InheritArgs),
+    /// The OpenPMIx quirks this codec reproduces or guards against (QUIRKS.md)
+    Quirks(QuirksArgs),
     /// Print a shell completion script
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -425,15 +427,35 @@ struct DiffArgs {
     /// Read the JSON from a file (`-` = stdin)
     #[arg(short, long, value_name = "PATH")]
     file: Option<PathBuf>,
-    /// Side A: COMPONENT[@RELEASE]
-    #[arg(value_parser = parse_side, value_name = "A")]
-    a: Side,
-    /// Side B: COMPONENT[@RELEASE]
-    #[arg(value_parser = parse_side, value_name = "B")]
-    b: Side,
+    /// Compare two byte strings instead: A and B are hex, read under this codec
+    /// (COMPONENT[@RELEASE]); give -c twice to read B under a second codec. Exit 1 when
+    /// they differ (the bytes under one codec, the decoded values under two), 0 when equal.
+    #[arg(short = 'c', long = "codec", value_parser = parse_side, value_name = "COMPONENT[@RELEASE]")]
+    codecs: Vec<Side>,
+    /// With -c: the type of each unpack call (decodes both sides and compares the values)
+    #[arg(short, long, value_delimiter = ',', value_parser = parse_type, value_name = "TYPE,...")]
+    types: Vec<DataType>,
+    /// Print the result as one JSON object
+    #[arg(long)]
+    json: bool,
+    /// Side A: COMPONENT[@RELEASE] (with -c: hex bytes)
+    #[arg(value_name = "A")]
+    a: String,
+    /// Side B: COMPONENT[@RELEASE] (with -c: hex bytes)
+    #[arg(value_name = "B")]
+    b: String,
     /// The items as JSON (else --file or stdin)
     #[arg(value_name = "JSON")]
-    json: Option<String>,
+    items: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct QuirksArgs {
+    /// One quirk by id or id prefix (e.g. D1); default: all of them
+    id: Option<String>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -494,9 +516,12 @@ fn dispatch(
             out.write_all(text.as_bytes())?;
             Ok(EXIT_OK)
         }
+        Cmd::Diff(a) if !a.codecs.is_empty() => diff_bytes(a, out),
         Cmd::Diff(a) => {
-            let items = input::items(&input::json_text(a.json.as_ref(), a.file.as_ref(), stdin)?)?;
-            let (text, ok) = tables::diff(a.a, a.b, a.buffer.into(), &items, a.fields);
+            let side = |s: &str| parse_side(s).map_err(Failure::Usage);
+            let (sa, sb) = (side(&a.a)?, side(&a.b)?);
+            let items = input::items(&input::json_text(a.items.as_ref(), a.file.as_ref(), stdin)?)?;
+            let (text, ok) = tables::diff(sa, sb, a.buffer.into(), &items, a.fields);
             out.write_all(text.as_bytes())?;
             Ok(if ok { EXIT_OK } else { EXIT_PMIX })
         }
@@ -510,6 +535,34 @@ fn dispatch(
             out.write_all(text.as_bytes())?;
             Ok(EXIT_OK)
         }
+        Cmd::Quirks(a) => {
+            use pmix_codec::quirks_doc;
+            let list: Vec<&pmix_codec::quirks::Quirk> = match &a.id {
+                Some(id) => vec![quirks_doc::find(id).map_err(Failure::Usage)?],
+                None => pmix_codec::quirks::QUIRKS.iter().collect(),
+            };
+            if a.json {
+                let j: Vec<serde_json::Value> = list.iter().map(|q| quirks_doc::json(q)).collect();
+                let j = if a.id.is_some() {
+                    j.into_iter().next().unwrap_or_default()
+                } else {
+                    serde_json::Value::Array(j)
+                };
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&j).unwrap_or_default()
+                )?;
+            } else {
+                for (n, q) in list.iter().enumerate() {
+                    if n > 0 {
+                        writeln!(out)?;
+                    }
+                    out.write_all(quirks_doc::text(q).as_bytes())?;
+                }
+            }
+            Ok(EXIT_OK)
+        }
         Cmd::Completions { shell } => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();
@@ -518,6 +571,124 @@ fn dispatch(
             Ok(EXIT_OK)
         }
     }
+}
+
+/// `diff -c …`: compare two byte strings under one or two codecs.
+fn diff_bytes(a: DiffArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    if a.codecs.len() > 2 {
+        return Err(Failure::Usage(format!(
+            "diff takes -c once (both sides under one codec) or twice (A's codec, B's codec), not {} times",
+            a.codecs.len()
+        )));
+    }
+    let codec_of = |s: Side| Codec::new(s.component, a.buffer.into()).with_release(s.release);
+    let ca = codec_of(a.codecs[0]);
+    let cb = codec_of(*a.codecs.last().unwrap());
+    let two = a.codecs.len() == 2;
+    let bytes_a = input::bytes(
+        std::slice::from_ref(&a.a),
+        None,
+        InputFormat::Auto,
+        &mut std::io::empty(),
+    )?;
+    let bytes_b = input::bytes(
+        std::slice::from_ref(&a.b),
+        None,
+        InputFormat::Auto,
+        &mut std::io::empty(),
+    )?;
+    if two && a.types.is_empty() && ca.kind == BufferKind::NonDescribed {
+        return Err(Failure::Usage(
+            "under two codecs the values are compared: pass --types (e.g. --types UINT32,STRING), or -b fully-described".into(),
+        ));
+    }
+    let decode = |c: &Codec, b: &[u8]| -> Option<Result<Vec<pmix_codec::Item>, Error>> {
+        if a.types.is_empty() {
+            (c.kind == BufferKind::FullyDescribed).then(|| c.decode_described(b))
+        } else {
+            Some(c.decode(b, &a.types))
+        }
+    };
+    let (da, db) = (decode(&ca, &bytes_a), decode(&cb, &bytes_b));
+    let first_byte = bytes_a
+        .iter()
+        .zip(&bytes_b)
+        .position(|(x, y)| x != y)
+        .or((bytes_a.len() != bytes_b.len()).then(|| bytes_a.len().min(bytes_b.len())));
+    let values_equal = match (&da, &db) {
+        (Some(Ok(x)), Some(Ok(y))) => Some(x == y),
+        _ => None,
+    };
+    // One codec: the bytes decide. Two codecs: the values decide (the bytes of two
+    // components legitimately differ); a side that fails to decode differs.
+    let equal = if two {
+        values_equal == Some(true)
+    } else {
+        first_byte.is_none()
+    };
+    let side_name = |c: &Codec| format!("{}@{}", c.component, c.release);
+    if a.json {
+        let side_json = |c: &Codec, b: &[u8], d: &Option<Result<Vec<pmix_codec::Item>, Error>>| {
+            let mut j = serde_json::json!({"codec": side_name(c), "hex": crate::hex::encode(b)});
+            match d {
+                Some(Ok(items)) => j["items"] = items_to_json(items),
+                Some(Err(e)) => j["error"] = error_json(e),
+                None => {}
+            }
+            j
+        };
+        let j = serde_json::json!({
+            "equal": equal,
+            "buffer": BufferKind::from(a.buffer).name(),
+            "first_differing_byte": first_byte,
+            "values_equal": values_equal,
+            "a": side_json(&ca, &bytes_a, &da),
+            "b": side_json(&cb, &bytes_b, &db),
+        });
+        writeln!(out, "{j}")?;
+    } else {
+        writeln!(
+            out,
+            "A ({}): {} bytes  {}",
+            side_name(&ca),
+            bytes_a.len(),
+            crate::hex::encode(&bytes_a)
+        )?;
+        writeln!(
+            out,
+            "B ({}): {} bytes  {}",
+            side_name(&cb),
+            bytes_b.len(),
+            crate::hex::encode(&bytes_b)
+        )?;
+        match first_byte {
+            Some(o) => writeln!(out, "bytes differ from byte {o}")?,
+            None => writeln!(out, "bytes equal")?,
+        }
+        for (name, d) in [("A", &da), ("B", &db)] {
+            match d {
+                Some(Ok(items)) => writeln!(out, "{name} decodes to {}", items_to_json(items))?,
+                Some(Err(e)) => writeln!(out, "{name} does not decode: {}", error_line(e))?,
+                None => {}
+            }
+        }
+        if let Some(v) = values_equal {
+            writeln!(out, "values {}", if v { "equal" } else { "differ" })?;
+        }
+        writeln!(out, "{}", if equal { "equal" } else { "differ" })?;
+    }
+    Ok(if equal { EXIT_OK } else { EXIT_PMIX })
+}
+
+/// A PMIx error as JSON (status number and name, call, offset, reason).
+pub fn error_json(e: &Error) -> serde_json::Value {
+    serde_json::json!({
+        "status": e.status.0,
+        "name": e.status.name().map(|n| format!("PMIX_{n}")),
+        "item": e.item,
+        "offset": e.offset,
+        "message": error_line(e),
+    })
 }
 
 fn need_types(codec: &Codec, types: &[DataType]) -> Result<(), Failure> {
