@@ -255,3 +255,25 @@ fn model_server_rejects_garbage_info_without_panicking() {
     assert_ne!(r.status, 0);
     assert!(r.message.is_some());
 }
+
+#[test]
+fn observables_only_never_fails_and_never_passes_what_it_cannot_check() {
+    // The model without introspection: every scenario either passes on observables alone
+    // or is unsupported (naming the steps); none fails or errors.
+    let s = all();
+    let r = run_all(
+        &s,
+        &ServerSpec::ModelObservablesOnly(None),
+        WireFormat::default(),
+    );
+    assert_eq!(r.totals.failed + r.totals.errors, 0, "{}", failures(&r));
+    for c in &r.cases {
+        if let Outcome::Unsupported { reason } = &c.outcome {
+            assert!(
+                reason.contains("introspection") && reason.contains("step "),
+                "{reason}"
+            );
+        }
+    }
+    eprintln!("observables only: {}", r.summary_line());
+}

@@ -10,7 +10,9 @@
 mod mutants;
 pub use mutants::Mutant;
 
-use crate::protocol::{AllocView, EventView, JobView, ProcRef, Requester, RequesterKind, Snapshot};
+use crate::protocol::{
+    AllocView, EventView, JobView, Observed, ProcRef, Requester, RequesterKind, Snapshot,
+};
 use crate::wireinfo::{string_of, WireFormat};
 use pmix_codec::attrs::{self, alloc_directive, AllocInherit};
 use pmix_codec::{DataType, Info, Status, Value};
@@ -917,6 +919,62 @@ impl Model {
             });
         }
         Ok(s)
+    }
+
+    /// The nodes an untargeted job of an unrelated tool lands on (the default session),
+    /// computed by the same spawn path on a copy, so the model's state does not change.
+    pub fn probe_default(&self) -> Result<Vec<String>, Reject> {
+        if !self.started {
+            // No DVM (never started or torn down): the probe lands nowhere.
+            return Ok(Vec::new());
+        }
+        let mut copy = self.clone();
+        let mut tool = String::from("probe");
+        while copy.nspaces.contains_key(&tool) {
+            tool.push('_');
+        }
+        copy.tool_connect(&tool)?;
+        let rq = Requester {
+            kind: RequesterKind::Tool,
+            nspace: tool.clone(),
+            rank: 0,
+        };
+        match copy.spawn(&rq, &format!("{tool}-job"), &[]) {
+            Ok(c) => Ok(c),
+            // An empty default session: the probe lands nowhere.
+            Err(r) if r.status == Status::ERR_OUT_OF_RESOURCE => Ok(Vec::new()),
+            Err(r) => Err(r),
+        }
+    }
+
+    /// What PMIx peers observe: query answers and the events delivered so far.
+    pub fn observed(&self) -> Result<Observed, String> {
+        let mut o = Observed {
+            alloc_ids: self.allocs.keys().cloned().collect(),
+            ..Default::default()
+        };
+        for (id, al) in &self.allocs {
+            o.allocations
+                .insert(id.clone(), al.nodes.iter().cloned().collect());
+        }
+        for (name, ns) in &self.nspaces {
+            if ns.state != NsState::Running {
+                continue;
+            }
+            o.namespaces.push(name.clone());
+            if ns.kind == NsKind::App {
+                o.proc_table
+                    .insert(name.clone(), ns.nodes.iter().cloned().collect());
+            }
+        }
+        for e in &self.events {
+            o.events.push(EventView {
+                to: e.to.clone(),
+                code: e.code.0,
+                info: self.format.encode(&e.info)?,
+            });
+        }
+        Ok(o)
     }
 
     /// The wire format of this session's responses.

@@ -204,6 +204,9 @@ fn check_expect(e: &Expect, vars: &Vars) -> Result<(), String> {
     if let Some(m) = &e.reserved {
         strings.extend(m.keys());
     }
+    if let Some(m) = &e.alloc_nodes {
+        strings.extend(m.keys());
+    }
     for l in [&e.allocations, &e.gone].into_iter().flatten() {
         strings.extend(l.iter());
     }

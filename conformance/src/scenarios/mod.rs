@@ -233,17 +233,22 @@ pub struct Expect {
     pub owning: Option<BTreeMap<String, String>>,
     /// Allocation -> reserved (true) or shared (false).
     pub reserved: Option<BTreeMap<String, bool>>,
-    /// The live allocations (exactly).
+    /// The live allocations (exactly), as `PMIX_QUERY_ALLOC_IDS` reports them.
     pub allocations: Option<Vec<String>>,
-    /// Allocations that must no longer exist.
+    /// Allocations that must no longer exist (absent from `PMIX_QUERY_ALLOC_IDS`).
     pub gone: Option<Vec<String>>,
+    /// Allocation -> its nodes (exactly), as `PMIX_QUERY_ALLOCATION` with `PMIX_ALLOC_ID` reports them.
+    pub alloc_nodes: Option<BTreeMap<String, Vec<String>>>,
+    /// Job namespace -> the nodes its processes run on (exactly), per `PMIX_QUERY_PROC_TABLE`.
+    pub ran_on: Option<BTreeMap<String, Vec<String>>>,
     /// The DVM's nodes (exactly).
     pub dvm_nodes: Option<Vec<String>>,
     /// Every node returned to the scheduler so far (exactly).
     pub returned: Option<Vec<String>>,
     /// Every job killed so far (exactly).
     pub killed: Option<Vec<String>>,
-    /// Application namespaces still running (exactly).
+    /// Application namespaces (spawned by this scenario) still running (exactly), per
+    /// `PMIX_QUERY_NAMESPACES`.
     pub running: Option<Vec<String>>,
     /// Every event delivered so far (exactly, in order).
     pub events: Option<Vec<EventExpect>>,
