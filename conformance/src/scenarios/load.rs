@@ -170,6 +170,10 @@ fn validate(s: &Scenario) -> Result<(), String> {
                     build_info(x, &vars).map_err(at)?;
                 }
             }
+            Step::CanSpawn { by, target, .. } => {
+                parse_requester(by).map_err(at)?;
+                vars.resolve(target).map_err(at)?;
+            }
             Step::Reclaim { alloc, .. } | Step::TimeoutWarning { alloc, .. } => {
                 vars.resolve(alloc).map_err(at)?;
             }

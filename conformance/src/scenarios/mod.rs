@@ -137,6 +137,18 @@ pub enum Step {
         #[serde(default)]
         expect: Expect,
     },
+    /// A behavioural probe, "can `by` spawn onto `target`?": a spawn with
+    /// `PMIX_SPAWN_TARGET = target` of a throw-away job that is ended at once when it
+    /// started. `expect.status` is the spawn's status (success by default).
+    CanSpawn {
+        /// Requester.
+        by: String,
+        /// The allocation id (usually `$VAR`).
+        target: String,
+        /// Expectations.
+        #[serde(default)]
+        expect: Expect,
+    },
     /// Only observe.
     Observe {
         /// Expectations.
@@ -161,6 +173,7 @@ impl Step {
             Step::Reclaim { .. } => "reclaim",
             Step::TimeoutWarning { .. } => "timeout_warning",
             Step::DvmTeardown { .. } => "dvm_teardown",
+            Step::CanSpawn { .. } => "can_spawn",
             Step::Observe { .. } => "observe",
         }
     }
@@ -176,6 +189,7 @@ impl Step {
             | Step::Reclaim { expect, .. }
             | Step::TimeoutWarning { expect, .. }
             | Step::DvmTeardown { expect, .. }
+            | Step::CanSpawn { expect, .. }
             | Step::Observe { expect, .. } => expect,
         }
     }

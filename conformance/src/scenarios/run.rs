@@ -49,6 +49,8 @@ struct Ctx<'a> {
     spawned: BTreeSet<String>,
     /// Expectations not checked because they need introspection the server lacks.
     skipped: Vec<String>,
+    /// `can_spawn` probes made so far.
+    probes: u32,
     /// Namespaces a `terminate` step ended.
     terminated: BTreeSet<String>,
     /// The startup nodes, and every node a scheduler grant named.
@@ -166,8 +168,24 @@ impl Ctx<'_> {
                 remaining: *remaining,
             },
             Step::DvmTeardown { .. } => Request::Teardown,
+            Step::CanSpawn { by, target, .. } => Request::Spawn {
+                requester: parse_requester(by).map_err(StepErr::Error)?,
+                nspace: self.probe_nspace(),
+                info: self.encode(&[super::InfoSpec {
+                    key: "PMIX_SPAWN_TARGET".into(),
+                    ty: Some("STRING".into()),
+                    elem: None,
+                    value: toml::Value::String(target.clone()),
+                    flags: 0,
+                }])?,
+            },
             Step::Observe { .. } => Request::Query,
         })
+    }
+
+    /// The namespace of the next `can_spawn` probe job.
+    fn probe_nspace(&self) -> String {
+        format!("probe-job-{}", self.probes)
     }
 
     fn step(&mut self, n: usize, step: &Step) -> Result<(), StepErr> {
@@ -274,6 +292,21 @@ impl Ctx<'_> {
             let want = sorted(want.clone());
             if got != want {
                 return Err(fail("candidates", list(&want), list(&got)));
+            }
+        }
+        if let Step::CanSpawn { .. } = step {
+            // The probe job is not part of the scenario: end it at once when it started.
+            let nspace = self.probe_nspace();
+            self.probes += 1;
+            if resp.status == 0 {
+                let r = self.call(&Request::Terminate { nspace })?;
+                if r.status != 0 {
+                    return Err(StepErr::Error(format!(
+                        "ending the can_spawn probe job returned {}{}",
+                        status_text(r.status),
+                        msg(&r)
+                    )));
+                }
             }
         }
         if resp.status == 0 {
@@ -769,6 +802,7 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
         introspection,
         spawned: BTreeSet::new(),
         skipped: Vec::new(),
+        probes: 0,
         terminated: BTreeSet::new(),
         startup: BTreeSet::new(),
         granted: BTreeSet::new(),
