@@ -47,6 +47,10 @@ pub trait Server {
     fn call(&mut self, req: &Request) -> Result<Response, ServerError>;
     /// The optional capabilities the server declared in `hello`.
     fn capabilities(&self) -> Vec<String>;
+    /// The name the server gave in `hello`, if any.
+    fn name(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The reference model served in process. Info arrays cross a real codec boundary:
@@ -235,6 +239,7 @@ pub struct ExternalServer {
     proc: FramedProcess,
     timeout: Duration,
     capabilities: Vec<String>,
+    name: Option<String>,
 }
 
 impl ExternalServer {
@@ -248,6 +253,7 @@ impl ExternalServer {
             proc,
             timeout,
             capabilities: Vec::new(),
+            name: None,
         })
     }
 }
@@ -287,6 +293,9 @@ impl Server for ExternalServer {
     }
     fn capabilities(&self) -> Vec<String> {
         self.capabilities.clone()
+    }
+    fn name(&self) -> Option<String> {
+        self.name.clone()
     }
 }
 
@@ -336,6 +345,7 @@ impl ServerSpec {
                     )));
                 }
                 s.capabilities = r.capabilities;
+                s.name = r.server;
                 Ok(Box::new(s))
             }
         }

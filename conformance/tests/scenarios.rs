@@ -277,3 +277,101 @@ fn observables_only_never_fails_and_never_passes_what_it_cannot_check() {
     }
     eprintln!("observables only: {}", r.summary_line());
 }
+
+fn cli(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmix-conformance"))
+        .args(args)
+        .output()
+        .expect("run pmix-conformance");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn a_server_unsupported_for_everything_fails_the_run() {
+    let model = env!("CARGO_BIN_EXE_pmix-model-server");
+    let (ok, text) = cli(&["scenarios", "--server", model, "--refuse-all"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("no scenario ran"), "{text}");
+    assert!(
+        text.contains(" 0 passed, 0 failed, 71 unsupported"),
+        "{text}"
+    );
+    // Coverage counts only passed scenarios: nothing is covered.
+    let r = run_all(&all(), &ServerSpec::Refusing, WireFormat::default());
+    assert!(
+        r.coverage.iter().all(|c| c.covered == 0),
+        "{:?}",
+        r.coverage
+    );
+}
+
+#[test]
+fn min_pass_and_expected_results_pin_the_numbers() {
+    let model = env!("CARGO_BIN_EXE_pmix-model-server");
+    let (ok, text) = cli(&["scenarios", "--min-pass", "71"]);
+    assert!(ok, "{text}");
+    let (ok, text) = cli(&["scenarios", "--min-pass", "72"]);
+    assert!(
+        !ok && text.contains("71 scenario(s) passed, at least 72 must"),
+        "{text}"
+    );
+
+    // A mutant served externally, judged against a file listing exactly its failures.
+    let s = all();
+    let r = run_all(
+        &s,
+        &ServerSpec::Model(Some(Mutant::SpawnNarrowed)),
+        WireFormat::default(),
+    );
+    let failed: Vec<&str> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Fail { .. }))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(!failed.is_empty());
+    let dir = std::env::temp_dir().join(format!("pmix-expected-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, ids: &[&str]| {
+        let mut t = String::from("server = \"mutant spawn-narrowed\"\n");
+        for id in ids {
+            t += &format!("[[deviation]]\nid = \"{id}\"\nbreaks = \"never silently narrowed\"\nobserved = \"narrowed\"\n");
+        }
+        let p = dir.join(name);
+        std::fs::write(&p, t).unwrap();
+        p
+    };
+    let exact = write("exact.toml", &failed);
+    let args = |f: &std::path::Path| -> Vec<String> {
+        vec![
+            "scenarios".into(),
+            "--expected".into(),
+            f.display().to_string(),
+            "--server".into(),
+            model.into(),
+            "--mutant".into(),
+            "spawn-narrowed".into(),
+        ]
+    };
+    let run = |f: &std::path::Path| {
+        let a = args(f);
+        cli(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (ok, text) = run(&exact);
+    assert!(ok, "{text}");
+    // Stale: a listed deviation that passes.
+    let mut plus = failed.clone();
+    plus.push("spawn-one-id");
+    let (ok, text) = run(&write("stale.toml", &plus));
+    assert!(
+        !ok && text.contains("stale deviation spawn-one-id"),
+        "{text}"
+    );
+    // Unlisted failure.
+    let (ok, text) = run(&write("short.toml", &failed[1..]));
+    assert!(!ok && text.contains("is not a listed deviation"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

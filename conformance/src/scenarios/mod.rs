@@ -2,10 +2,12 @@
 //! loader ([`load_dir`], [`parse_file`]) and the runner ([`run_scenario`], [`run_all`],
 //! [`run_mutants`]). `SCENARIOS.md` explains how to read and write them.
 
+mod expected;
 mod load;
 mod run;
 mod values;
 
+pub use expected::{verdict, Deviation, ExpectedResults, KnownUnsupported};
 pub use load::{load_dir, parse_file, LoadError};
 pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
 

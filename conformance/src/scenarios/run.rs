@@ -842,10 +842,12 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
     }
 }
 
-/// Per-section clause coverage of `scenarios`.
-pub fn coverage(scenarios: &[Scenario]) -> Vec<Coverage> {
+/// Per-section clause coverage: a clause is covered when a scenario naming it ran against
+/// this server and passed (`passed` holds those scenario ids).
+pub fn coverage(scenarios: &[Scenario], passed: &BTreeSet<String>) -> Vec<Coverage> {
     let covered: BTreeSet<&str> = scenarios
         .iter()
+        .filter(|s| passed.contains(&s.id))
         .flat_map(|s| s.clauses.iter().map(String::as_str))
         .collect();
     crate::spec::SECTIONS
@@ -881,9 +883,18 @@ pub fn run_all(scenarios: &[Scenario], spec: &ServerSpec, format: WireFormat) ->
             format.kind.name()
         ),
     );
+    let mut named = false;
     for sc in scenarios {
         let result = match spec.create() {
-            Ok(mut server) => run_scenario(sc, server.as_mut(), format),
+            Ok(mut server) => {
+                // Name the run after the server's own `hello` name when it gives one.
+                if let (false, Some(n)) = (named, server.name()) {
+                    report.target =
+                        format!("{n}, {}/{}", format.component.name(), format.kind.name());
+                    named = true;
+                }
+                run_scenario(sc, server.as_mut(), format)
+            }
             Err(e) => CaseResult {
                 id: sc.id.clone(),
                 requirement: sc.requirement.clone(),
@@ -898,7 +909,13 @@ pub fn run_all(scenarios: &[Scenario], spec: &ServerSpec, format: WireFormat) ->
         };
         report.push(result);
     }
-    report.coverage = coverage(scenarios);
+    let passed: BTreeSet<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::Pass)
+        .map(|c| c.id.clone())
+        .collect();
+    report.coverage = coverage(scenarios, &passed);
     report
 }
 
