@@ -194,6 +194,21 @@ fn check_expect(e: &Expect, vars: &Vars) -> Result<(), String> {
     if let Some(s) = &e.status_not {
         parse_status(s)?;
     }
+    for s in e.status_in.iter().flatten() {
+        parse_status(s)?;
+    }
+    if [
+        e.status.is_some(),
+        e.status_not.is_some(),
+        e.status_in.is_some(),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count()
+        > 1
+    {
+        return Err("use only one of status, status_not, status_in".into());
+    }
     let mut strings: Vec<&String> = Vec::new();
     strings.extend(e.alloc_id.iter());
     if let Some(m) = &e.sessions {

@@ -28,6 +28,10 @@ pub struct Scenario {
     /// The reading chosen where the specification is ambiguous, if any.
     #[serde(default)]
     pub ambiguity: Option<String>,
+    /// The named reading (SCENARIOS.md, "Readings") this scenario's expectations depend on;
+    /// reports show it next to the result.
+    #[serde(default)]
+    pub reading: Option<String>,
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// The file it came from (set by the loader).
@@ -235,6 +239,8 @@ pub struct Expect {
     pub status: Option<StatusSpec>,
     /// A status the response must not have (when the spec only excludes one).
     pub status_not: Option<StatusSpec>,
+    /// Any of these statuses (where the readings of the spec allow several).
+    pub status_in: Option<Vec<StatusSpec>>,
     /// The returned `PMIX_ALLOC_ID` (usually `$VAR`).
     pub alloc_id: Option<String>,
     /// The echoed `PMIX_ALLOC_REQ_ID`; `""` means it must be absent.

@@ -208,6 +208,23 @@ impl Ctx<'_> {
 
         // Status: explicit, excluded, or success by default.
         match (&e.status, &e.status_not) {
+            (None, None) if e.status_in.is_some() => {
+                let allowed = e
+                    .status_in
+                    .iter()
+                    .flatten()
+                    .map(parse_status)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(StepErr::Error)?;
+                if !allowed.iter().any(|a| a.0 == resp.status) {
+                    let names: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+                    return Err(fail(
+                        "status",
+                        format!("one of {}", list(&names)),
+                        status_text(resp.status) + &msg(&resp),
+                    ));
+                }
+            }
             (Some(s), _) => {
                 let want = parse_status(s).map_err(StepErr::Error)?;
                 if want.0 != resp.status {
@@ -831,9 +848,13 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
             ),
         };
     }
+    let requirement = match &sc.reading {
+        Some(r) => format!("{} [reading: {r}]", sc.requirement),
+        None => sc.requirement.clone(),
+    };
     CaseResult {
         id: sc.id.clone(),
-        requirement: sc.requirement.clone(),
+        requirement,
         group: sc.section().to_string(),
         outcome,
         detail,
