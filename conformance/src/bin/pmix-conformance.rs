@@ -208,6 +208,11 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
         report.extend(mreport);
     }
     emit(&report, &a.report, usize::MAX)?;
+    if !a.report.json {
+        for l in scenarios::reading_lines(&all, &report) {
+            println!("{l}");
+        }
+    }
     for w in &why {
         eprintln!("scenarios: {w}");
     }

@@ -183,3 +183,33 @@ pub fn verdict(
     }
     why
 }
+
+/// Per named reading: how the scenarios that depend on it ended, as console lines
+/// (`reading NAME: N scenarios, P passed, F failed, U unsupported, E errors`).
+pub fn reading_lines(scenarios: &[super::Scenario], report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (name, _) in super::READINGS {
+        let mut t = crate::report::Totals::default();
+        for sc in scenarios
+            .iter()
+            .filter(|s| s.readings.iter().any(|r| r == name))
+        {
+            if let Some(c) = report.cases.iter().find(|c| c.id == sc.id) {
+                t.total += 1;
+                match c.outcome {
+                    Outcome::Pass => t.passed += 1,
+                    Outcome::Fail { .. } => t.failed += 1,
+                    Outcome::Unsupported { .. } => t.unsupported += 1,
+                    _ => t.errors += 1,
+                }
+            }
+        }
+        if t.total > 0 {
+            lines.push(format!(
+                "reading {name}: {} scenarios, {} passed, {} failed, {} unsupported, {} errors",
+                t.total, t.passed, t.failed, t.unsupported, t.errors
+            ));
+        }
+    }
+    lines
+}

@@ -125,6 +125,15 @@ fn validate(s: &Scenario) -> Result<(), String> {
             return Err(format!("unknown clause id {c:?}"));
         }
     }
+    for r in &s.readings {
+        if !super::READINGS.iter().any(|(n, _)| n == r) {
+            let names: Vec<&str> = super::READINGS.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "unknown reading {r:?} (known: {})",
+                names.join(", ")
+            ));
+        }
+    }
     if !matches!(s.steps.first(), Some(Step::DvmStart { .. })) {
         return Err("the first step must be dvm_start".into());
     }

@@ -7,13 +7,29 @@ mod load;
 mod run;
 mod values;
 
-pub use expected::{verdict, Deviation, ExpectedResults, KnownUnsupported};
+pub use expected::{reading_lines, verdict, Deviation, ExpectedResults, KnownUnsupported};
 pub use load::{load_dir, parse_file, LoadError};
 pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// Every named reading of the specification a scenario may depend on: the name and the
+/// reading taken. SCENARIOS.md quotes the sentences on each side.
+pub const READINGS: &[(&str, &str)] = &[
+    ("tool-target-share", "a tool's TARGET with SHARE=true: nodes shared, <ns> is the owning namespace"),
+    ("row1-any-target", "error row 1 holds for EXTEND and for any TARGET value, the app's own included"),
+    ("carved-nodes-revert", "granted startup nodes are carved from the default session and revert to it when returned"),
+    ("shared-allocation-id", "a shared allocation has its own PMIX_ALLOC_ID (listed, releasable, resolving to the default session)"),
+    ("child-no-target-default", "a job without PMIX_SPAWN_TARGET maps onto the default session, even when its parent runs in a reservation"),
+    ("release-statuses", "RELEASE answers with the EXTEND statuses (BAD_PARAM / NOT_FOUND / NO_PERMISSIONS)"),
+    ("reaquire-cancel-inert", "REAQUIRE and REQ_CANCEL change no reservation and ignore inheritance"),
+    ("compat-app-target-rejected", "without PMIX_ALLOC_TARGET an application carrying its key is still refused"),
+    ("child-no-descendants", "a CHILD* reservation whose owner has no descendants fires at the owner's termination"),
+    ("extend-requires-ownership", "PMIX_ALLOC_TARGET on EXTEND grants nothing: the requester's namespace must own the reservation"),
+    ("disposition-at-creation", "the disposition is recorded at creation; EXTEND validates but never replaces it"),
+];
 
 /// One scenario.
 #[derive(Clone, Debug, Deserialize)]
@@ -28,10 +44,10 @@ pub struct Scenario {
     /// The reading chosen where the specification is ambiguous, if any.
     #[serde(default)]
     pub ambiguity: Option<String>,
-    /// The named reading (SCENARIOS.md, "Readings") this scenario's expectations depend on;
-    /// reports show it next to the result.
+    /// The named readings ([`READINGS`], SCENARIOS.md "Readings") this scenario's
+    /// expectations depend on; reports show them next to the result and tally per reading.
     #[serde(default)]
-    pub reading: Option<String>,
+    pub readings: Vec<String>,
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// The file it came from (set by the loader).

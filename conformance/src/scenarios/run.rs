@@ -848,9 +848,10 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
             ),
         };
     }
-    let requirement = match &sc.reading {
-        Some(r) => format!("{} [reading: {r}]", sc.requirement),
-        None => sc.requirement.clone(),
+    let requirement = if sc.readings.is_empty() {
+        sc.requirement.clone()
+    } else {
+        format!("{} [reading: {}]", sc.requirement, sc.readings.join(", "))
     };
     CaseResult {
         id: sc.id.clone(),
