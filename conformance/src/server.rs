@@ -302,8 +302,9 @@ impl Server for ExternalServer {
 impl Drop for ExternalServer {
     fn drop(&mut self) {
         let last = serde_json::to_vec(&Request::Shutdown).ok();
-        self.proc
-            .finish(last.as_deref(), Duration::from_millis(100));
+        // A bridge to a real server needs time to stop what it started (a DVM).
+        let grace = self.timeout.min(Duration::from_secs(30));
+        self.proc.finish(last.as_deref(), grace);
     }
 }
 

@@ -19,9 +19,7 @@
 
 use pmix_codec::attrs;
 use pmix_codec::{Info, Value};
-use pmix_conformance::protocol::{
-    EventView, Observed, ProcRef, Request, RequesterKind, Response,
-};
+use pmix_conformance::protocol::{EventView, Observed, ProcRef, Request, RequesterKind, Response};
 use pmix_conformance::server::{read_frame, write_frame};
 use pmix_conformance::wireinfo::{string_of, WireFormat, WireInfo};
 use std::collections::BTreeMap;
@@ -46,7 +44,9 @@ struct Puppet {
 impl Puppet {
     fn cmd(&mut self, line: &str) -> Result<Vec<String>, String> {
         writeln!(self.stdin, "{line}").map_err(|e| format!("puppet stdin: {e}"))?;
-        self.stdin.flush().map_err(|e| format!("puppet stdin: {e}"))?;
+        self.stdin
+            .flush()
+            .map_err(|e| format!("puppet stdin: {e}"))?;
         self.answer(line)
     }
 
@@ -123,8 +123,14 @@ impl Bridge {
     fn spawn_puppet(&self, nspace: &str, scheduler: bool) -> Result<Puppet, String> {
         let uri = self.uri.clone().ok_or("the DVM is not running")?;
         let mut c = Command::new("bash");
-        c.arg(self.repo.join("tools/peers.sh"))
-            .args(["run", &self.release, "--", &self.puppet, &uri, nspace]);
+        c.arg(self.repo.join("tools/peers.sh")).args([
+            "run",
+            &self.release,
+            "--",
+            &self.puppet,
+            &uri,
+            nspace,
+        ]);
         if scheduler {
             c.arg("scheduler");
         }
@@ -199,7 +205,10 @@ impl Bridge {
         for (_, p) in std::mem::take(&mut self.tools) {
             p.quit();
         }
-        for p in [self.own.take(), self.scheduler.take()].into_iter().flatten() {
+        for p in [self.own.take(), self.scheduler.take()]
+            .into_iter()
+            .flatten()
+        {
             p.quit();
         }
         if self.uri.take().is_some() {
@@ -213,6 +222,26 @@ impl Bridge {
         }
         self.jobs.clear();
         self.warn.clear();
+    }
+
+    /// A detached watcher that stops this DVM if the bridge dies without stopping it (for
+    /// instance when the suite kills it after a timeout).
+    fn start_reaper(&self) -> Result<(), String> {
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
+             [ -f '{dir}/pid' ] && bash '{dvm}' stop --dir '{dir}' >/dev/null 2>&1; rm -rf '{dir}'",
+            pid = std::process::id(),
+            dir = self.dir.display(),
+            dvm = self.repo.join("tools/prrte/dvm.sh").display(),
+        );
+        Command::new("setsid")
+            .args(["sh", "-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map(|_| ())
+            .map_err(|e| format!("cannot start the DVM reaper: {e}"))
     }
 
     /// Wait (bounded) until `prrte` is no longer listed by PMIX_QUERY_NAMESPACES.
@@ -261,6 +290,7 @@ impl Bridge {
                     return Err("dvm.sh start failed".into());
                 }
                 self.uri = Some(String::from_utf8_lossy(&out.stdout).trim().to_string());
+                self.start_reaper()?;
                 self.own()?;
                 Ok(ok)
             }
@@ -309,14 +339,11 @@ impl Bridge {
                     }),
                 };
                 if status == 0 && (*directive == 1 || *directive == 2) {
-                    let id = out
-                        .as_ref()
-                        .and_then(|o| o.decode().ok())
-                        .and_then(|v| {
-                            v.iter()
-                                .find(|i| i.key.as_bytes() == attrs::ALLOC_ID.as_bytes())
-                                .and_then(|i| string_of(&i.value))
-                        });
+                    let id = out.as_ref().and_then(|o| o.decode().ok()).and_then(|v| {
+                        v.iter()
+                            .find(|i| i.key.as_bytes() == attrs::ALLOC_ID.as_bytes())
+                            .and_then(|i| string_of(&i.value))
+                    });
                     let warn = infos.iter().find_map(|i| {
                         (i.key.as_bytes() == attrs::ALLOC_WARN_TIMEOUT.as_bytes())
                             .then_some(&i.value)
