@@ -2,7 +2,11 @@
  * (conformance/src/bin/pmix-prrte-bridge.rs). Built inside the sid root against
  * OpenPMIx 7.0.0rc1:  gcc -O1 -o puppet puppet.c $(pkg-config --cflags --libs pmix)
  *
- *   puppet URI NSPACE [scheduler]
+ *   puppet URI NSPACE [scheduler]       a tool (the scheduler with "scheduler")
+ *   puppet --client CTLDIR              a process of a job the bridge spawned: PMIx_Init as
+ *                                       a client; rank 0 serves the same commands on the FIFOs
+ *                                       CTLDIR/NSPACE.in and CTLDIR/NSPACE.out (made here);
+ *                                       other ranks wait to be killed.
  *
  * Commands on stdin, one per line; exactly one answer line per command on stdout:
  *   alloc DIRECTIVE HEX NODES   PMIx_Allocation_request(DIRECTIVE, infos unpacked from HEX
@@ -10,7 +14,7 @@
  *                               after a successful NEW/EXTEND waits (bounded) for the
  *                               PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event.
  *                               -> "ok STATUS HEX" (HEX: the returned infos, packed)
- *   spawn HEX                   PMIx_Spawn of "sleep 3600", one process per candidate node
+ *   spawn HEX                   PMIx_Spawn of this puppet in --client mode, one process per candidate node
  *                               (PMIX_MAPBY ppr:1:node), job infos from HEX -> "ok STATUS NSPACE"
  *   ids | alloc_nodes ID | namespaces | procs NSPACE
  *                               PMIx queries -> "ok STATUS a,b,c"
@@ -22,7 +26,9 @@
  * Every wait is bounded. HEX is one PMIx_Data_pack of the info array (count + infos).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pmix_tool.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +41,8 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static char *events = NULL; /* "CODE:HEX CODE:HEX" */
 static int ready_events = 0;
 static pmix_proc_t me;
+/* Where job puppets make their control FIFOs (inside the root). */
+#define CTLDIR "/tmp/pmix-wire-ctl"
 
 static char *to_hex(const char *p, size_t n)
 {
@@ -169,11 +177,41 @@ static void query(const char *key, const char *qkey, const char *qval, int hosts
     if (res) PMIX_INFO_FREE(res, nres);
 }
 
+static char self_path[4096];
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: puppet URI NSPACE [scheduler]\n");
+        fprintf(stderr, "usage: puppet URI NSPACE [scheduler] | puppet --client CTLDIR\n");
         return 2;
+    }
+    snprintf(self_path, sizeof self_path, "%s", argv[0]);
+    FILE *in = stdin;
+    if (strcmp(argv[1], "--client") == 0) {
+        pmix_status_t crc = PMIx_Init(&me, NULL, 0);
+        if (crc != PMIX_SUCCESS)
+            return 1;
+        PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
+        if (me.rank != 0) {
+            for (;;) pause();
+        }
+        char pin[4200], pout[4200];
+        snprintf(pin, sizeof pin, "%s/%s.in", argv[2], me.nspace);
+        snprintf(pout, sizeof pout, "%s/%s.out", argv[2], me.nspace);
+        char tmp[4300];
+        snprintf(tmp, sizeof tmp, "%s.tmp", pout);
+        mkfifo(pin, 0600);
+        mkfifo(tmp, 0600);
+        int fi = open(pin, O_RDWR), fo = open(tmp, O_RDWR);
+        if (fi < 0 || fo < 0)
+            return 1;
+        rename(tmp, pout); /* .out appears last: both ends exist when the bridge sees it */
+        in = fdopen(fi, "r");
+        if (!freopen("/dev/null", "w", stdout))
+            return 1;
+        dup2(fo, 1);
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        goto loop;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     int sched = argc > 3 && strcmp(argv[3], "scheduler") == 0;
@@ -192,8 +230,9 @@ int main(int argc, char **argv)
     PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
     printf("ok 0 %s\n", me.nspace);
 
-    char line[1 << 20];
-    while (fgets(line, sizeof line, stdin)) {
+loop:;
+    static char line[1 << 20];
+    while (fgets(line, sizeof line, in)) {
         line[strcspn(line, "\n")] = 0;
         char *save = NULL, *cmd = strtok_r(line, " ", &save);
         if (!cmd) continue;
@@ -215,7 +254,7 @@ int main(int argc, char **argv)
             rc = PMIx_Allocation_request(d, info, n, &res, &nres);
             /* A spawn sent before the grow completes hangs: wait for the phase-two event. */
             if (rc == PMIX_SUCCESS && (d == PMIX_ALLOC_NEW || d == PMIX_ALLOC_EXTEND))
-                wait_ready(before, 30);
+                wait_ready(before, 10);
             char *h = pack_infos(res, nres);
             printf("ok %d %s\n", rc, h[0] ? h : "-");
             free(h);
@@ -225,9 +264,11 @@ int main(int argc, char **argv)
             PMIX_INFO_LOAD(&info[n++], PMIX_MAPBY, "ppr:1:node", PMIX_STRING);
             pmix_app_t app;
             PMIX_APP_CONSTRUCT(&app);
-            app.cmd = strdup("sleep");
-            PMIx_Argv_append_nosize(&app.argv, "sleep");
-            PMIx_Argv_append_nosize(&app.argv, "3600");
+            /* The job's processes are puppets too, so the job can make requests itself. */
+            app.cmd = strdup(self_path);
+            PMIx_Argv_append_nosize(&app.argv, self_path);
+            PMIx_Argv_append_nosize(&app.argv, "--client");
+            PMIx_Argv_append_nosize(&app.argv, CTLDIR);
             app.maxprocs = 0;
             pmix_nspace_t ns;
             memset(ns, 0, sizeof ns);
@@ -263,6 +304,9 @@ int main(int argc, char **argv)
             printf("err unknown command %s\n", cmd);
         }
     }
-    PMIx_tool_finalize();
+    if (strcmp(argv[1], "--client") == 0)
+        PMIx_Finalize(NULL, 0);
+    else
+        PMIx_tool_finalize();
     return 0;
 }

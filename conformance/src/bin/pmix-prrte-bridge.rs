@@ -9,9 +9,10 @@
 //! (`PMIX_SERVER_SCHEDULER`). PRRTE's job namespaces are translated to the scenario's names
 //! (responses, queries, and `PMIX_ALLOC_TARGET` values in requests). Every wait is bounded.
 //!
-//! What PRRTE offers no path for is answered `unsupported`: a PMIx without some of the five
-//! attributes (they are compiled in), and application requesters (a process inside a job
-//! would have to call back; not built). Allocation requests by the scheduler are refused by
+//! Every spawned job runs the puppet too (client mode): its rank 0 serves the bridge through
+//! FIFOs under `ROOT/tmp/pmix-wire-ctl`, so an application requester is a real process of
+//! that job. What PRRTE offers no path for is answered `unsupported`: a PMIx without some of
+//! the five attributes (they are compiled in). Allocation requests by the scheduler are refused by
 //! the scheduler's own PMIx library (`PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`), so
 //! they are unsupported too. A scheduler reclaim is played by a RELEASE of the bridge's own
 //! tool (PRRTE's teardown with return to the scheduler; it is permitted because PRRTE grants
@@ -25,7 +26,7 @@ use pmix_conformance::wireinfo::{string_of, WireFormat, WireInfo};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
@@ -36,9 +37,22 @@ const BRIDGE_TOOL: &str = "pmix-bridge";
 const SCHEDULER_TOOL: &str = "pmix-bridge-sched";
 
 struct Puppet {
-    child: Child,
-    stdin: ChildStdin,
+    /// The tool process (none for a job's rank 0, reached through its FIFOs).
+    child: Option<Child>,
+    stdin: Box<dyn Write + Send>,
     lines: Receiver<String>,
+}
+
+fn line_reader(out: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 impl Puppet {
@@ -64,16 +78,19 @@ impl Puppet {
     }
 
     fn quit(mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
         for _ in 0..100 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if matches!(child.try_wait(), Ok(Some(_))) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -86,6 +103,10 @@ struct Bridge {
     format: WireFormat,
     honors_warn: bool,
     tools: BTreeMap<String, Puppet>,
+    /// Rank 0 of each scenario job, by scenario namespace.
+    apps: BTreeMap<String, Puppet>,
+    /// The sid root on this machine.
+    root: PathBuf,
     own: Option<Puppet>,
     scheduler: Option<Puppet>,
     /// Scenario job namespace -> PRRTE's.
@@ -142,24 +163,53 @@ impl Bridge {
             .map_err(|e| format!("cannot start the puppet: {e}"))?;
         let stdin = child.stdin.take().ok_or("no puppet stdin")?;
         let out = child.stdout.take().ok_or("no puppet stdout")?;
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
         let mut p = Puppet {
-            child,
-            stdin,
-            lines: rx,
+            child: Some(child),
+            stdin: Box::new(stdin),
+            lines: line_reader(out),
         };
         let hello = p.answer("init")?;
         if hello.get(1).map(String::as_str) != Some(nspace) {
             return Err(format!("puppet for {nspace} started as {hello:?}"));
         }
         Ok(p)
+    }
+
+    /// Rank 0 of scenario job `ns`, reached through the FIFOs it made (waits, bounded).
+    fn app(&mut self, ns: &str) -> Result<&mut Puppet, String> {
+        if !self.apps.contains_key(ns) {
+            let prrte = self
+                .jobs
+                .get(ns)
+                .cloned()
+                .ok_or_else(|| format!("no job {ns}"))?;
+            let dir = self.root.join("tmp/pmix-wire-ctl");
+            let out = dir.join(format!("{prrte}.out"));
+            let mut waited = 0;
+            while !out.exists() {
+                if waited > 200 {
+                    return Err(format!(
+                        "rank 0 of {ns} ({prrte}) made no control FIFO in 20 s"
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(100));
+                waited += 1;
+            }
+            let w = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join(format!("{prrte}.in")))
+                .map_err(|e| format!("control FIFO of {ns}: {e}"))?;
+            let rd = std::fs::File::open(&out).map_err(|e| format!("control FIFO of {ns}: {e}"))?;
+            self.apps.insert(
+                ns.to_string(),
+                Puppet {
+                    child: None,
+                    stdin: Box::new(w),
+                    lines: line_reader(rd),
+                },
+            );
+        }
+        Ok(self.apps.get_mut(ns).expect("inserted above"))
     }
 
     fn own(&mut self) -> Result<&mut Puppet, String> {
@@ -204,6 +254,19 @@ impl Bridge {
     fn stop_dvm(&mut self) {
         for (_, p) in std::mem::take(&mut self.tools) {
             p.quit();
+        }
+        self.apps.clear();
+        // The control FIFOs of this DVM's jobs (scenario jobs and probes) are named after
+        // PRRTE's job namespaces, which start with the DVM's own.
+        if let Some(prefix) = self.uri.as_deref().and_then(|u| u.split('@').next()) {
+            let prefix = format!("{prefix}@");
+            if let Ok(rd) = std::fs::read_dir(self.root.join("tmp/pmix-wire-ctl")) {
+                for e in rd.flatten() {
+                    if e.file_name().to_string_lossy().starts_with(&prefix) {
+                        let _ = std::fs::remove_file(e.path());
+                    }
+                }
+            }
         }
         for p in [self.own.take(), self.scheduler.take()]
             .into_iter()
@@ -306,12 +369,7 @@ impl Bridge {
                 grant,
             } => {
                 match requester.kind {
-                    RequesterKind::Tool => {}
-                    RequesterKind::App => {
-                        return Ok(unsupported(
-                            "application requesters: the bridge has no process inside a job",
-                        ))
-                    }
+                    RequesterKind::Tool | RequesterKind::App => {}
                     RequesterKind::Scheduler => {
                         return Ok(unsupported(
                             "a tool attached as the scheduler cannot send allocation requests (its own PMIx library refuses)",
@@ -324,10 +382,13 @@ impl Bridge {
                 } else {
                     grant.join(",")
                 };
-                let p = self
-                    .tools
-                    .get_mut(&requester.nspace)
-                    .ok_or_else(|| format!("no tool {}", requester.nspace))?;
+                let p = if requester.kind == RequesterKind::App {
+                    self.app(&requester.nspace)?
+                } else {
+                    self.tools
+                        .get_mut(&requester.nspace)
+                        .ok_or_else(|| format!("no tool {}", requester.nspace))?
+                };
                 let w = p.cmd(&format!("alloc {directive} {hex} {nodes}"))?;
                 let status = status_of(&w)?;
                 let out = match w.get(1).map(String::as_str) {
@@ -379,11 +440,7 @@ impl Bridge {
                         .tools
                         .get_mut(&requester.nspace)
                         .ok_or_else(|| format!("no tool {}", requester.nspace))?,
-                    RequesterKind::App => {
-                        return Ok(unsupported(
-                            "application requesters: the bridge has no process inside a job",
-                        ))
-                    }
+                    RequesterKind::App => self.app(&requester.nspace)?,
                     RequesterKind::Scheduler => {
                         if self.scheduler.is_none() {
                             self.scheduler = Some(self.spawn_puppet(SCHEDULER_TOOL, true)?);
@@ -416,6 +473,7 @@ impl Bridge {
                     .get(nspace)
                     .cloned()
                     .ok_or_else(|| format!("no namespace {nspace}"))?;
+                self.apps.remove(nspace);
                 let w = self.own()?.cmd(&format!("kill {prrte}"))?;
                 let status = status_of(&w)?;
                 if status == 0 {
@@ -514,9 +572,19 @@ impl Bridge {
         o.namespaces.sort();
         // Only PMIX_ALLOC_TIMEOUT_WARNING is governed by the spec; DVM_IS_READY, job-end and
         // other events PRRTE also delivers are outside it.
-        let names: Vec<String> = self.tools.keys().cloned().collect();
-        for name in names {
-            let w = self.tools.get_mut(&name).expect("listed").cmd("events")?;
+        let mut names: Vec<(String, bool)> =
+            self.tools.keys().map(|n| (n.clone(), false)).collect();
+        for ns in self.jobs.keys() {
+            if o.namespaces.contains(ns) {
+                names.push((ns.clone(), true));
+            }
+        }
+        for (name, is_app) in names {
+            let w = if is_app {
+                self.app(&name)?.cmd("events")?
+            } else {
+                self.tools.get_mut(&name).expect("listed").cmd("events")?
+            };
             for ev in w.iter().filter(|e| e.as_str() != "-") {
                 let Some((code, hex)) = ev.split_once(':') else {
                     continue;
@@ -567,6 +635,22 @@ fn main() -> ExitCode {
         eprintln!("pmix-prrte-bridge: --repo and --puppet are required");
         return ExitCode::from(2);
     };
+    let root = match Command::new("bash")
+        .arg(repo.join("tools/peers.sh"))
+        .args(["root", &release])
+        .stderr(Stdio::null())
+        .output()
+    {
+        Ok(o) if o.status.success() => PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+        _ => {
+            eprintln!("pmix-prrte-bridge: no {release} root (bash tools/peers.sh make {release})");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(root.join("tmp/pmix-wire-ctl")) {
+        eprintln!("pmix-prrte-bridge: {e}");
+        return ExitCode::from(1);
+    }
     let dir = std::env::temp_dir().join(format!("pmix-prrte-bridge-{}", std::process::id()));
     let mut b = Bridge {
         repo,
@@ -577,6 +661,8 @@ fn main() -> ExitCode {
         format: WireFormat::default(),
         honors_warn: true,
         tools: BTreeMap::new(),
+        apps: BTreeMap::new(),
+        root,
         own: None,
         scheduler: None,
         jobs: BTreeMap::new(),
@@ -584,11 +670,7 @@ fn main() -> ExitCode {
     };
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = BufWriter::new(std::io::stdout().lock());
-    loop {
-        let frame = match read_frame(&mut input) {
-            Ok(Some(f)) => f,
-            _ => break,
-        };
+    while let Ok(Some(frame)) = read_frame(&mut input) {
         let (resp, stop) = match serde_json::from_slice::<Request>(&frame) {
             Ok(req) => {
                 let stop = matches!(req, Request::Shutdown);
