@@ -417,3 +417,27 @@ fn min_pass_and_expected_results_pin_the_numbers() {
     assert!(!ok && text.contains("is not a listed deviation"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn expected_results_files_load_and_name_real_scenarios() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let ids: Vec<String> = all().into_iter().map(|s| s.id).collect();
+    let mut files = 0;
+    for e in std::fs::read_dir(&dir).expect("conformance/expected exists") {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("toml") {
+            continue;
+        }
+        files += 1;
+        let r = scenarios::ExpectedResults::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        for id in r
+            .deviation
+            .iter()
+            .map(|d| &d.id)
+            .chain(r.unsupported.iter().map(|u| &u.id))
+        {
+            assert!(ids.contains(id), "{}: no scenario {id}", p.display());
+        }
+    }
+    assert!(files > 0, "no expected-results file in {}", dir.display());
+}

@@ -35,6 +35,8 @@ const PUPPET_TIMEOUT: Duration = Duration::from_secs(45);
 /// The bridge's own tool namespace (queries, probes, kills, reclaims).
 const BRIDGE_TOOL: &str = "pmix-bridge";
 const SCHEDULER_TOOL: &str = "pmix-bridge-sched";
+/// Slots per logical node (startup and granted alike).
+const SLOTS: &str = "8";
 
 struct Puppet {
     /// The tool process (none for a job's rank 0, reached through its FIFOs).
@@ -344,7 +346,14 @@ impl Bridge {
                 self.stop_dvm();
                 let out = Command::new("bash")
                     .arg(self.repo.join("tools/prrte/dvm.sh"))
-                    .args(["start", "--nodes", &nodes.join(","), "--dir"])
+                    .args([
+                        "start",
+                        "--slots",
+                        SLOTS,
+                        "--nodes",
+                        &nodes.join(","),
+                        "--dir",
+                    ])
                     .arg(&self.dir)
                     .stderr(Stdio::inherit())
                     .output()
@@ -377,10 +386,16 @@ impl Bridge {
                     }
                 }
                 let (hex, infos) = self.translate(info)?;
+                // Granted nodes get as many slots as startup nodes, so that slot counts never
+                // decide a mapping the scenarios are not about.
                 let nodes = if grant.is_empty() {
                     "-".to_string()
                 } else {
-                    grant.join(",")
+                    grant
+                        .iter()
+                        .map(|g| format!("{g}:{SLOTS}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
                 };
                 let p = if requester.kind == RequesterKind::App {
                     self.app(&requester.nspace)?
@@ -581,7 +596,14 @@ impl Bridge {
         }
         for (name, is_app) in names {
             let w = if is_app {
-                self.app(&name)?.cmd("events")?
+                // A job whose processes were just killed (its nodes left) can report nothing.
+                match self.app(&name).and_then(|p| p.cmd("events")) {
+                    Ok(w) => w,
+                    Err(_) => {
+                        self.apps.remove(&name);
+                        continue;
+                    }
+                }
             } else {
                 self.tools.get_mut(&name).expect("listed").cmd("events")?
             };
