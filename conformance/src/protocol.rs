@@ -111,8 +111,16 @@ pub enum Request {
     },
     /// The DVM tears down.
     Teardown,
-    /// Report the observable state.
+    /// Report the model's internal state (only with the `introspection` capability).
     Observe,
+    /// Report what PMIx peers observe: the answers to `PMIX_QUERY_ALLOC_IDS`,
+    /// `PMIX_QUERY_ALLOCATION` (per `PMIX_ALLOC_ID`), `PMIX_QUERY_NAMESPACES` and
+    /// `PMIX_QUERY_PROC_TABLE`, and every event the scenario's processes received.
+    Query,
+    /// A behavioural probe: a tool of the server's own (not a scenario process) spawns one
+    /// job without `PMIX_SPAWN_TARGET`, one process per candidate node, and ends it at once;
+    /// answer `candidates` with the nodes its processes ran on (the default session).
+    Probe,
     /// Identify the server.
     Hello {
         /// The client's protocol version.
@@ -153,6 +161,32 @@ pub struct Response {
     /// `hello`: the server's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// `hello`: optional capabilities (e.g. [`INTROSPECTION`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
+    /// `query`: what the peers observe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
+}
+
+/// The capability of answering `observe` with the internal state (owner sets, node
+/// sessions, nodes returned to the scheduler). A real server has no such view; the
+/// reference model has.
+pub const INTROSPECTION: &str = "introspection";
+
+/// What PMIx peers can observe of a DVM: query answers and delivered events.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observed {
+    /// `PMIX_QUERY_ALLOC_IDS`: the live allocation ids (sorted).
+    pub alloc_ids: Vec<String>,
+    /// `PMIX_QUERY_ALLOCATION` with `PMIX_ALLOC_ID`: each live allocation's nodes (sorted).
+    pub allocations: BTreeMap<String, Vec<String>>,
+    /// `PMIX_QUERY_NAMESPACES`: the namespaces (jobs and tools) that are still running.
+    pub namespaces: Vec<String>,
+    /// `PMIX_QUERY_PROC_TABLE`: for each running job, the nodes its processes run on (sorted).
+    pub proc_table: BTreeMap<String, Vec<String>>,
+    /// Every event the scenario's processes received so far, in order.
+    pub events: Vec<EventView>,
 }
 
 impl Response {

@@ -45,6 +45,12 @@ pub enum ServerError {
 pub trait Server {
     /// Answer one request.
     fn call(&mut self, req: &Request) -> Result<Response, ServerError>;
+    /// The optional capabilities the server declared in `hello`.
+    fn capabilities(&self) -> Vec<String>;
+    /// The name the server gave in `hello`, if any.
+    fn name(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The reference model served in process. Info arrays cross a real codec boundary:
@@ -52,13 +58,46 @@ pub trait Server {
 #[derive(Debug, Default)]
 pub struct ModelServer {
     model: Model,
+    /// Whether `observe` (the internal state) is offered, and declared in `hello`.
+    introspection: bool,
+    /// Answer `unsupported` to every request but `hello` and `shutdown` (a test aid: the
+    /// suite must not report such a server as conforming).
+    refuse_all: bool,
 }
 
 impl ModelServer {
-    /// A model server, optionally serving a mutant.
+    /// A model server, optionally serving a mutant, with the introspection capability.
     pub fn new(mutant: Option<Mutant>) -> Self {
         ModelServer {
             model: Model::new(mutant),
+            introspection: true,
+            refuse_all: false,
+        }
+    }
+
+    /// A model server that offers only what a real server offers: no `observe`.
+    pub fn observables_only(mutant: Option<Mutant>) -> Self {
+        ModelServer {
+            introspection: false,
+            ..ModelServer::new(mutant)
+        }
+    }
+
+    /// A server that answers `unsupported` to everything (see `refuse_all`).
+    pub fn refusing() -> Self {
+        ModelServer {
+            refuse_all: true,
+            introspection: false,
+            ..ModelServer::new(None)
+        }
+    }
+
+    /// The capabilities `hello` declares.
+    pub fn capabilities(&self) -> Vec<String> {
+        if self.introspection {
+            vec![crate::protocol::INTROSPECTION.to_string()]
+        } else {
+            Vec::new()
         }
     }
 
@@ -90,9 +129,21 @@ impl ModelServer {
 
     fn dispatch(&mut self, req: &Request) -> Result<Response, Reject> {
         let ok = Response::status(0);
+        let refused = match req {
+            Request::Hello { .. } | Request::Shutdown => false,
+            Request::Observe => self.refuse_all || !self.introspection,
+            _ => self.refuse_all,
+        };
+        if refused {
+            return Ok(Response {
+                unsupported: Some("this server does not offer this request".into()),
+                ..ok
+            });
+        }
         match req {
             Request::Hello { .. } => Ok(Response {
                 server: Some("pmix-conformance reference model".into()),
+                capabilities: self.capabilities(),
                 ..ok
             }),
             Request::Start {
@@ -153,6 +204,20 @@ impl ModelServer {
                     ..ok
                 })
             }
+            Request::Probe => Ok(Response {
+                candidates: Some(self.model.probe_default()?),
+                ..ok
+            }),
+            Request::Query => {
+                let o = self.model.observed().map_err(|m| Reject {
+                    status: pmix_codec::Status::ERR_PACK_FAILURE,
+                    message: m,
+                })?;
+                Ok(Response {
+                    observed: Some(o),
+                    ..ok
+                })
+            }
             Request::Shutdown => Ok(ok),
         }
     }
@@ -162,6 +227,9 @@ impl Server for ModelServer {
     fn call(&mut self, req: &Request) -> Result<Response, ServerError> {
         Ok(self.handle(req))
     }
+    fn capabilities(&self) -> Vec<String> {
+        ModelServer::capabilities(self)
+    }
 }
 
 pub use crate::process::{read_frame, write_frame};
@@ -170,6 +238,8 @@ pub use crate::process::{read_frame, write_frame};
 pub struct ExternalServer {
     proc: FramedProcess,
     timeout: Duration,
+    capabilities: Vec<String>,
+    name: Option<String>,
 }
 
 impl ExternalServer {
@@ -179,7 +249,12 @@ impl ExternalServer {
             return Err(ServerError::Spawn("empty server command".into()));
         }
         let proc = FramedProcess::spawn(argv).map_err(ServerError::Spawn)?;
-        Ok(ExternalServer { proc, timeout })
+        Ok(ExternalServer {
+            proc,
+            timeout,
+            capabilities: Vec::new(),
+            name: None,
+        })
     }
 }
 
@@ -216,13 +291,20 @@ impl Server for ExternalServer {
             }),
         }
     }
+    fn capabilities(&self) -> Vec<String> {
+        self.capabilities.clone()
+    }
+    fn name(&self) -> Option<String> {
+        self.name.clone()
+    }
 }
 
 impl Drop for ExternalServer {
     fn drop(&mut self) {
         let last = serde_json::to_vec(&Request::Shutdown).ok();
-        self.proc
-            .finish(last.as_deref(), Duration::from_millis(100));
+        // A bridge to a real server needs time to stop what it started (a DVM).
+        let grace = self.timeout.min(Duration::from_secs(30));
+        self.proc.finish(last.as_deref(), grace);
     }
 }
 
@@ -231,6 +313,11 @@ impl Drop for ExternalServer {
 pub enum ServerSpec {
     /// The reference model in process, optionally a mutant.
     Model(Option<Mutant>),
+    /// The reference model without the introspection capability: only what a real server
+    /// can show (statuses, returned infos, events, query answers).
+    ModelObservablesOnly(Option<Mutant>),
+    /// A server answering `unsupported` to everything (a test aid).
+    Refusing,
     /// An external program (argv) and its per-request timeout.
     External {
         /// The command line.
@@ -245,6 +332,8 @@ impl ServerSpec {
     pub fn create(&self) -> Result<Box<dyn Server>, ServerError> {
         match self {
             ServerSpec::Model(m) => Ok(Box::new(ModelServer::new(*m))),
+            ServerSpec::ModelObservablesOnly(m) => Ok(Box::new(ModelServer::observables_only(*m))),
+            ServerSpec::Refusing => Ok(Box::new(ModelServer::refusing())),
             ServerSpec::External { argv, timeout } => {
                 let mut s = ExternalServer::spawn(argv, *timeout)?;
                 let r = s.call(&Request::Hello {
@@ -256,6 +345,8 @@ impl ServerSpec {
                         r.status
                     )));
                 }
+                s.capabilities = r.capabilities;
+                s.name = r.server;
                 Ok(Box::new(s))
             }
         }
@@ -266,6 +357,11 @@ impl ServerSpec {
         match self {
             ServerSpec::Model(None) => "reference model".into(),
             ServerSpec::Model(Some(m)) => format!("mutant {m}"),
+            ServerSpec::ModelObservablesOnly(None) => "reference model (observables only)".into(),
+            ServerSpec::ModelObservablesOnly(Some(m)) => {
+                format!("mutant {m} (observables only)")
+            }
+            ServerSpec::Refusing => "a server refusing everything".into(),
             ServerSpec::External { argv, .. } => format!("external: {}", argv.join(" ")),
         }
     }

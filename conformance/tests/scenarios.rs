@@ -95,6 +95,47 @@ fn every_mutant_is_killed_by_a_named_scenario() {
             "err-row7-unsupported-inheritance",
         ),
         (Mutant::UnreserveKills, "disp-default-explicit"),
+        (
+            Mutant::SchedulerSpawnNotOwner,
+            "neg-scheduler-spawned-job-joins-owners",
+        ),
+        (
+            Mutant::TargetRequesterOwns,
+            "neg-target-requester-gains-nothing",
+        ),
+        (
+            Mutant::ExtendReplacesDisposition,
+            "disp-extend-updates-disposition",
+        ),
+        (
+            Mutant::RejectedExtendSetsDisposition,
+            "neg-rejected-extend-keeps-disposition",
+        ),
+        (
+            Mutant::ChildReleasesWhileOwnerRuns,
+            "neg-child-waits-for-owner",
+        ),
+        (
+            Mutant::ChildReleasesWhileOwnerRuns,
+            "neg-child-default-waits-for-owner",
+        ),
+        (
+            Mutant::ReturnedTwice,
+            "neg-released-nodes-not-returned-again",
+        ),
+        (
+            Mutant::ReturnedTwice,
+            "neg-reclaimed-startup-nodes-not-returned-again",
+        ),
+        (
+            Mutant::WarningWrongAlloc,
+            "neg-warning-names-the-right-allocation",
+        ),
+        (Mutant::ReqIdFromPrevious, "neg-no-uninvited-req-id"),
+        (
+            Mutant::StoredReqIdEchoed,
+            "neg-extend-release-by-id-no-stored-req-id",
+        ),
     ];
     for (m, id) in expect {
         let r = results.iter().find(|r| r.mutant == m).unwrap();
@@ -254,4 +295,149 @@ fn model_server_rejects_garbage_info_without_panicking() {
         .unwrap();
     assert_ne!(r.status, 0);
     assert!(r.message.is_some());
+}
+
+#[test]
+fn observables_only_never_fails_and_never_passes_what_it_cannot_check() {
+    // The model without introspection: every scenario either passes on observables alone
+    // or is unsupported (naming the steps); none fails or errors.
+    let s = all();
+    let r = run_all(
+        &s,
+        &ServerSpec::ModelObservablesOnly(None),
+        WireFormat::default(),
+    );
+    assert_eq!(r.totals.failed + r.totals.errors, 0, "{}", failures(&r));
+    for c in &r.cases {
+        if let Outcome::Unsupported { reason } = &c.outcome {
+            assert!(
+                reason.contains("introspection") && reason.contains("step "),
+                "{reason}"
+            );
+        }
+    }
+    eprintln!("observables only: {}", r.summary_line());
+}
+
+fn cli(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmix-conformance"))
+        .args(args)
+        .output()
+        .expect("run pmix-conformance");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn a_server_unsupported_for_everything_fails_the_run() {
+    let model = env!("CARGO_BIN_EXE_pmix-model-server");
+    let (ok, text) = cli(&["scenarios", "--server", model, "--refuse-all"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("no scenario ran"), "{text}");
+    assert!(
+        text.contains(&format!(" 0 passed, 0 failed, {} unsupported", all().len())),
+        "{text}"
+    );
+    // Coverage counts only passed scenarios: nothing is covered.
+    let r = run_all(&all(), &ServerSpec::Refusing, WireFormat::default());
+    assert!(
+        r.coverage.iter().all(|c| c.covered == 0),
+        "{:?}",
+        r.coverage
+    );
+}
+
+#[test]
+fn min_pass_and_expected_results_pin_the_numbers() {
+    let model = env!("CARGO_BIN_EXE_pmix-model-server");
+    let n = all().len();
+    let (ok, text) = cli(&["scenarios", "--min-pass", &n.to_string()]);
+    assert!(ok, "{text}");
+    let (ok, text) = cli(&["scenarios", "--min-pass", &(n + 1).to_string()]);
+    assert!(
+        !ok && text.contains(&format!("{n} scenario(s) passed, at least {} must", n + 1)),
+        "{text}"
+    );
+
+    // A mutant served externally, judged against a file listing exactly its failures.
+    let s = all();
+    let r = run_all(
+        &s,
+        &ServerSpec::Model(Some(Mutant::SpawnNarrowed)),
+        WireFormat::default(),
+    );
+    let failed: Vec<&str> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Fail { .. }))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(!failed.is_empty());
+    let dir = std::env::temp_dir().join(format!("pmix-expected-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, ids: &[&str]| {
+        let mut t = String::from("server = \"mutant spawn-narrowed\"\n");
+        for id in ids {
+            t += &format!("[[deviation]]\nid = \"{id}\"\nbreaks = \"never silently narrowed\"\nobserved = \"narrowed\"\n");
+        }
+        let p = dir.join(name);
+        std::fs::write(&p, t).unwrap();
+        p
+    };
+    let exact = write("exact.toml", &failed);
+    let args = |f: &std::path::Path| -> Vec<String> {
+        vec![
+            "scenarios".into(),
+            "--expected".into(),
+            f.display().to_string(),
+            "--server".into(),
+            model.into(),
+            "--mutant".into(),
+            "spawn-narrowed".into(),
+        ]
+    };
+    let run = |f: &std::path::Path| {
+        let a = args(f);
+        cli(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (ok, text) = run(&exact);
+    assert!(ok, "{text}");
+    // Stale: a listed deviation that passes.
+    let mut plus = failed.clone();
+    plus.push("spawn-one-id");
+    let (ok, text) = run(&write("stale.toml", &plus));
+    assert!(
+        !ok && text.contains("stale deviation spawn-one-id"),
+        "{text}"
+    );
+    // Unlisted failure.
+    let (ok, text) = run(&write("short.toml", &failed[1..]));
+    assert!(!ok && text.contains("is not a listed deviation"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn expected_results_files_load_and_name_real_scenarios() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let ids: Vec<String> = all().into_iter().map(|s| s.id).collect();
+    let mut files = 0;
+    for e in std::fs::read_dir(&dir).expect("conformance/expected exists") {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("toml") {
+            continue;
+        }
+        files += 1;
+        let r = scenarios::ExpectedResults::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        for id in r
+            .deviation
+            .iter()
+            .map(|d| &d.id)
+            .chain(r.unsupported.iter().map(|u| &u.id))
+        {
+            assert!(ids.contains(id), "{}: no scenario {id}", p.display());
+        }
+    }
+    assert!(files > 0, "no expected-results file in {}", dir.display());
 }

@@ -136,6 +136,12 @@ struct ScenarioArgs {
     /// List the scenarios and exit.
     #[arg(long)]
     list: bool,
+    /// Fail unless at least this many scenarios pass.
+    #[arg(long, value_name = "N")]
+    min_pass: Option<usize>,
+    /// Judge the run against an expected-results file (known deviations, stale-checked).
+    #[arg(long, value_name = "FILE")]
+    expected: Option<PathBuf>,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -181,7 +187,15 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
         (None, Some(m)) => ServerSpec::Model(Some(m.parse()?)),
         (None, None) => ServerSpec::Model(None),
     };
+    let expected = a
+        .expected
+        .as_deref()
+        .map(scenarios::ExpectedResults::load)
+        .transpose()?;
     let mut report = scenarios::run_all(&all, &spec, format);
+    // Judged by results: something must have run, and failures must be known deviations.
+    let why = scenarios::verdict(&report, a.min_pass, expected.as_ref());
+    let mut ok = why.is_empty();
     if a.mutants {
         let (results, mreport) = scenarios::run_mutants(&all, format);
         if !a.report.json {
@@ -202,10 +216,19 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
                 }
             }
         }
+        ok &= mreport.ok();
         report.extend(mreport);
     }
     emit(&report, &a.report, usize::MAX)?;
-    Ok(report.ok())
+    if !a.report.json {
+        for l in scenarios::reading_lines(&all, &report) {
+            println!("{l}");
+        }
+    }
+    for w in &why {
+        eprintln!("scenarios: {w}");
+    }
+    Ok(ok)
 }
 
 fn load_sets(files: &[PathBuf], dir: &std::path::Path) -> Result<Vec<VectorSet>, String> {

@@ -1,7 +1,11 @@
 //! `pmix-model-server`: the reference model served over the SERVER.md protocol
 //! (4-byte little-endian length + JSON, on stdin/stdout).
 //!
-//! `pmix-model-server [--mutant NAME]`
+//! `pmix-model-server [--mutant NAME] [--observables-only | --refuse-all]`
+//!
+//! `--observables-only` drops the `introspection` capability (the model then shows only
+//! what a real server shows); `--refuse-all` answers `unsupported` to everything, which
+//! the suite must never report as conforming.
 
 use pmix_conformance::model::Mutant;
 use pmix_conformance::protocol::{Request, Response};
@@ -11,6 +15,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut mutant = None;
+    let mut observables_only = false;
+    let mut refuse_all = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -25,8 +31,10 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
+            "--observables-only" => observables_only = true,
+            "--refuse-all" => refuse_all = true,
             "-h" | "--help" => {
-                println!("usage: pmix-model-server [--mutant NAME]\nServes the reference model over stdin/stdout (see SERVER.md).");
+                println!("usage: pmix-model-server [--mutant NAME] [--observables-only | --refuse-all]\nServes the reference model over stdin/stdout (see SERVER.md).");
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -35,7 +43,13 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut server = ModelServer::new(mutant);
+    let mut server = if refuse_all {
+        ModelServer::refusing()
+    } else if observables_only {
+        ModelServer::observables_only(mutant)
+    } else {
+        ModelServer::new(mutant)
+    };
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = BufWriter::new(std::io::stdout().lock());
     loop {

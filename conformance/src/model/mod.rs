@@ -10,7 +10,9 @@
 mod mutants;
 pub use mutants::Mutant;
 
-use crate::protocol::{AllocView, EventView, JobView, ProcRef, Requester, RequesterKind, Snapshot};
+use crate::protocol::{
+    AllocView, EventView, JobView, Observed, ProcRef, Requester, RequesterKind, Snapshot,
+};
 use crate::wireinfo::{string_of, WireFormat};
 use pmix_codec::attrs::{self, alloc_directive, AllocInherit};
 use pmix_codec::{DataType, Info, Status, Value};
@@ -136,6 +138,10 @@ pub struct Model {
     returned: Vec<String>,
     killed: Vec<String>,
     events: Vec<Event>,
+    /// The last `PMIX_ALLOC_REQ_ID` any request carried (used only by a mutant).
+    last_req_id: Option<String>,
+    /// Released allocations' (owning namespace, nodes) remembered by a mutant.
+    ghosts: Vec<(String, BTreeSet<String>)>,
 }
 
 impl Default for Model {
@@ -160,6 +166,8 @@ impl Model {
             returned: Vec::new(),
             killed: Vec::new(),
             events: Vec::new(),
+            last_req_id: None,
+            ghosts: Vec::new(),
         }
     }
 
@@ -313,17 +321,38 @@ impl Model {
     ) -> Result<AllocReply, Reject> {
         self.check_requester(rq)?;
         let a = Self::parse_alloc_attrs(info)?;
+        let reply = self.alloc_directive(rq, directive, &a, grant);
+        if a.req_id.is_some() {
+            self.last_req_id = a.req_id.clone();
+        }
+        reply
+    }
+
+    fn alloc_directive(
+        &mut self,
+        rq: &Requester,
+        directive: u8,
+        a: &AllocAttrs,
+        grant: &[String],
+    ) -> Result<AllocReply, Reject> {
+        let a = AllocAttrs {
+            target: a.target.clone(),
+            share: a.share,
+            inherit: a.inherit,
+            warn: a.warn,
+            alloc_id: a.alloc_id.clone(),
+            req_id: a.req_id.clone(),
+        };
         match directive {
             alloc_directive::NEW | alloc_directive::EXTEND => {
                 self.alloc_new_or_extend(rq, directive, a, grant)
             }
             alloc_directive::RELEASE => {
                 // Unconditional trigger 1: any owner (or the scheduler) releases. Inheritance is ignored.
-                let id = self.find_alloc(rq, &a, None)?;
+                let id = self.find_alloc(rq, &a)?;
+                let info = self.reply_info(&id, a.req_id.as_deref());
                 self.return_to_scheduler(&id);
-                Ok(AllocReply {
-                    info: self.reply_info(&id, a.req_id.as_deref()),
-                })
+                Ok(AllocReply { info })
             }
             alloc_directive::REAQUIRE | alloc_directive::REQ_CANCEL => {
                 // Forwarded to the scheduler; the DVM changes no reservation on its own
@@ -393,9 +422,14 @@ impl Model {
             .filter(|_| self.available("PMIX_ALLOC_WARN_TIMEOUT") && self.honors_warn);
 
         if directive == alloc_directive::EXTEND {
-            let id = match self.find_alloc(rq, &a, target.as_deref()) {
+            let id = match self.find_alloc(rq, &a) {
                 Ok(id) => id,
                 Err(e) => {
+                    if self.flaw(Mutant::RejectedExtendSetsDisposition) {
+                        if let Some(al) = a.alloc_id.as_ref().and_then(|i| self.allocs.get_mut(i)) {
+                            al.disposition = disposition_or_default;
+                        }
+                    }
                     if self.flaw(Mutant::PartialExtend) && e.status == Status::ERR_NO_PERMISSIONS {
                         for n in grant {
                             self.nodes.entry(n.clone()).or_insert(Node {
@@ -412,7 +446,10 @@ impl Model {
             self.add_nodes(grant, reserved.then(|| id.clone()));
             let al = self.allocs.get_mut(&id).expect("found above");
             al.nodes.extend(grant.iter().cloned());
-            if a.inherit.is_some() {
+            // The disposition is "selected at creation" and "recorded at its creation": an
+            // EXTEND validates its inheritance value (error row 7) but never replaces it
+            // (reading disposition-at-creation).
+            if a.inherit.is_some() && self.mutant == Some(Mutant::ExtendReplacesDisposition) {
                 al.disposition = disposition_or_default;
             }
             if warn.is_some() {
@@ -439,7 +476,11 @@ impl Model {
             id.clone(),
             Alloc {
                 req_id: a.req_id.clone(),
-                owners: BTreeSet::from([owning.clone()]),
+                owners: if self.flaw(Mutant::TargetRequesterOwns) {
+                    BTreeSet::from([owning.clone(), rq.nspace.clone()])
+                } else {
+                    BTreeSet::from([owning.clone()])
+                },
                 owning,
                 reserved: !share,
                 disposition: disposition_or_default,
@@ -490,6 +531,12 @@ impl Model {
 
     fn reply_info(&self, id: &str, req_id: Option<&str>) -> Vec<Info> {
         let mut v = vec![Info::new(attrs::ALLOC_ID, Value::string(id))];
+        let stored = self.allocs.get(id).and_then(|a| a.req_id.clone());
+        let req_id = match req_id {
+            None if self.flaw(Mutant::StoredReqIdEchoed) => stored.as_deref(),
+            None if self.flaw(Mutant::ReqIdFromPrevious) => self.last_req_id.as_deref(),
+            r => r,
+        };
         if let Some(r) = req_id {
             if !self.flaw(Mutant::NoReqIdEcho) {
                 v.push(Info::new(attrs::ALLOC_REQ_ID, Value::string(r)));
@@ -499,18 +546,11 @@ impl Model {
     }
 
     /// Resolve the allocation an EXTEND/RELEASE names and check the requester owns it.
-    fn find_alloc(
-        &self,
-        rq: &Requester,
-        a: &AllocAttrs,
-        on_behalf_of: Option<&str>,
-    ) -> Result<String, Reject> {
-        let may = |al: &Alloc| {
-            rq.kind == RequesterKind::Scheduler
-                || al.owners.contains(&rq.nspace)
-                || (rq.kind == RequesterKind::Tool
-                    && on_behalf_of.is_some_and(|t| al.owners.contains(t)))
-        };
+    fn find_alloc(&self, rq: &Requester, a: &AllocAttrs) -> Result<String, Reject> {
+        // "succeeds only when the requester's namespace owns the named reservation":
+        // PMIX_ALLOC_TARGET on EXTEND grants nothing (reading extend-requires-ownership).
+        let may =
+            |al: &Alloc| rq.kind == RequesterKind::Scheduler || al.owners.contains(&rq.nspace);
         let id = if let Some(id) = &a.alloc_id {
             if !self.allocs.contains_key(id) {
                 return reject(Status::ERR_NOT_FOUND, format!("no allocation {id:?}"));
@@ -631,8 +671,10 @@ impl Model {
                 "the targeted sessions hold no nodes",
             );
         }
-        // Ownership grows by spawn-into, and is not transitive.
-        for t in &targets {
+        // Ownership grows by spawn-into (whoever spawned, the scheduler too), and is not transitive.
+        let grows =
+            !(rq.kind == RequesterKind::Scheduler && self.flaw(Mutant::SchedulerSpawnNotOwner));
+        for t in targets.iter().filter(|_| grows) {
             if let Some(al) = self.allocs.get_mut(t) {
                 al.owners.insert(nspace.to_string());
             }
@@ -694,6 +736,20 @@ impl Model {
         let Some(threshold) = al.warn else {
             return Ok(());
         };
+        // A mutant reports the requester's first allocation instead of this one.
+        let al = if self.flaw(Mutant::WarningWrongAlloc) {
+            self.allocs
+                .values()
+                .find(|o| o.requester == al.requester)
+                .unwrap_or(al)
+        } else {
+            al
+        };
+        let id = self
+            .allocs
+            .iter()
+            .find(|(_, o)| std::ptr::eq(*o, al))
+            .map_or(id, |(k, _)| k.as_str());
         let mut info = vec![Info::new(attrs::ALLOC_ID, Value::string(id))];
         if let Some(r) = &al.req_id {
             info.push(Info::new(attrs::ALLOC_REQ_ID, Value::string(r)));
@@ -748,6 +804,9 @@ impl Model {
         let Some(al) = self.allocs.remove(id) else {
             return;
         };
+        if self.flaw(Mutant::ReturnedTwice) && al.disposition == AllocInherit::None {
+            self.ghosts.push((al.owning.clone(), al.nodes.clone()));
+        }
         let mut departing = BTreeSet::new();
         for n in &al.nodes {
             match self.nodes.get_mut(n) {
@@ -810,6 +869,57 @@ impl Model {
             .is_some_and(|n| n.state != NsState::Running)
     }
 
+    /// A mutant returns a released NONE allocation's nodes again at its owner's exit, taking
+    /// them from whatever holds them now.
+    fn return_ghosts(&mut self) {
+        let (due, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.ghosts)
+            .into_iter()
+            .partition(|(owning, _)| self.ended(owning));
+        self.ghosts = keep;
+        for (_, nodes) in due {
+            for n in &nodes {
+                for al in self.allocs.values_mut() {
+                    al.nodes.remove(n);
+                }
+                match self.nodes.get(n).map(|x| x.origin) {
+                    Some(Origin::Scheduler) => {
+                        self.nodes.remove(n);
+                        self.returned.push(n.clone());
+                    }
+                    Some(Origin::Startup) => {
+                        if let Some(x) = self.nodes.get_mut(n) {
+                            x.session = None;
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+
+    /// Whether some namespace descending from `root` has ended.
+    fn has_ended_descendant(&self, root: &str) -> bool {
+        self.nspaces.iter().any(|(name, ns)| {
+            ns.state != NsState::Running && name != root && self.descends_from(name, root)
+        })
+    }
+
+    fn descends_from(&self, name: &str, root: &str) -> bool {
+        let mut p = self.nspaces.get(name).and_then(|x| x.parent.clone());
+        let mut guard = 0;
+        while let Some(pp) = p {
+            if pp == root {
+                return true;
+            }
+            guard += 1;
+            if guard > self.nspaces.len() {
+                return false;
+            }
+            p = self.nspaces.get(&pp).and_then(|x| x.parent.clone());
+        }
+        false
+    }
+
     /// Derived children: namespaces reachable from `root` through the spawn relationship, at any depth.
     fn has_live_descendant(&self, root: &str) -> bool {
         self.nspaces.iter().any(|(name, ns)| {
@@ -837,7 +947,14 @@ impl Model {
         loop {
             let mut fire: Option<(String, bool)> = None; // (id, return_to_scheduler)
             for (id, al) in &self.allocs {
-                if !self.ended(&al.owning) {
+                let early = self.flaw(Mutant::ChildReleasesWhileOwnerRuns)
+                    && matches!(
+                        al.disposition,
+                        AllocInherit::Child | AllocInherit::ChildDefault
+                    )
+                    && self.has_ended_descendant(&al.owning)
+                    && !self.has_live_descendant(&al.owning);
+                if !self.ended(&al.owning) && !early {
                     continue;
                 }
                 let drained = || {
@@ -862,7 +979,10 @@ impl Model {
             match fire {
                 Some((id, true)) => self.return_to_scheduler(&id),
                 Some((id, false)) => self.unreserve(&id),
-                None => break,
+                None => {
+                    self.return_ghosts();
+                    break;
+                }
             }
         }
     }
@@ -917,6 +1037,62 @@ impl Model {
             });
         }
         Ok(s)
+    }
+
+    /// The nodes an untargeted job of an unrelated tool lands on (the default session),
+    /// computed by the same spawn path on a copy, so the model's state does not change.
+    pub fn probe_default(&self) -> Result<Vec<String>, Reject> {
+        if !self.started {
+            // No DVM (never started or torn down): the probe lands nowhere.
+            return Ok(Vec::new());
+        }
+        let mut copy = self.clone();
+        let mut tool = String::from("probe");
+        while copy.nspaces.contains_key(&tool) {
+            tool.push('_');
+        }
+        copy.tool_connect(&tool)?;
+        let rq = Requester {
+            kind: RequesterKind::Tool,
+            nspace: tool.clone(),
+            rank: 0,
+        };
+        match copy.spawn(&rq, &format!("{tool}-job"), &[]) {
+            Ok(c) => Ok(c),
+            // An empty default session: the probe lands nowhere.
+            Err(r) if r.status == Status::ERR_OUT_OF_RESOURCE => Ok(Vec::new()),
+            Err(r) => Err(r),
+        }
+    }
+
+    /// What PMIx peers observe: query answers and the events delivered so far.
+    pub fn observed(&self) -> Result<Observed, String> {
+        let mut o = Observed {
+            alloc_ids: self.allocs.keys().cloned().collect(),
+            ..Default::default()
+        };
+        for (id, al) in &self.allocs {
+            o.allocations
+                .insert(id.clone(), al.nodes.iter().cloned().collect());
+        }
+        for (name, ns) in &self.nspaces {
+            if ns.state != NsState::Running {
+                continue;
+            }
+            o.namespaces.push(name.clone());
+            if ns.kind == NsKind::App {
+                o.proc_table
+                    .insert(name.clone(), ns.nodes.iter().cloned().collect());
+            }
+        }
+        for e in &self.events {
+            o.events.push(EventView {
+                to: e.to.clone(),
+                code: e.code.0,
+                info: self.format.encode(&e.info)?,
+            });
+        }
+        Ok(o)
     }
 
     /// The wire format of this session's responses.

@@ -36,11 +36,29 @@ pub enum Mutant {
     UnsupportedInheritanceIgnored,
     /// Unreserving nodes (they stay in the DVM) kills the jobs running on them.
     UnreserveKills,
+    /// A job the scheduler spawns into a reservation does not join its owner set.
+    SchedulerSpawnNotOwner,
+    /// A tool that requests a reservation for another namespace (`PMIX_ALLOC_TARGET`) becomes an owner too.
+    TargetRequesterOwns,
+    /// An `EXTEND` carrying `PMIX_ALLOC_INHERITANCE` replaces the disposition recorded at creation.
+    ExtendReplacesDisposition,
+    /// A rejected `EXTEND` has already replaced the named reservation's disposition.
+    RejectedExtendSetsDisposition,
+    /// `CHILD*` fires when the last derived child ends although the owning namespace still runs.
+    ChildReleasesWhileOwnerRuns,
+    /// Nodes a `NONE` reservation gave back by RELEASE or reclaim are returned again at its owner's exit.
+    ReturnedTwice,
+    /// The timeout warning carries the id of the requester's first allocation, not the one expiring.
+    WarningWrongAlloc,
+    /// A response to a request without `PMIX_ALLOC_REQ_ID` echoes the last request id seen.
+    ReqIdFromPrevious,
+    /// An `EXTEND` or `RELEASE` by `PMIX_ALLOC_ID` echoes the reservation's stored request id.
+    StoredReqIdEchoed,
 }
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 12] = [
+    pub const ALL: [Mutant; 21] = [
         Mutant::DefaultNone,
         Mutant::TransitiveOwnership,
         Mutant::SpawnNarrowed,
@@ -53,6 +71,15 @@ impl Mutant {
         Mutant::NoReqIdEcho,
         Mutant::UnsupportedInheritanceIgnored,
         Mutant::UnreserveKills,
+        Mutant::SchedulerSpawnNotOwner,
+        Mutant::TargetRequesterOwns,
+        Mutant::ExtendReplacesDisposition,
+        Mutant::RejectedExtendSetsDisposition,
+        Mutant::ChildReleasesWhileOwnerRuns,
+        Mutant::ReturnedTwice,
+        Mutant::WarningWrongAlloc,
+        Mutant::ReqIdFromPrevious,
+        Mutant::StoredReqIdEchoed,
     ];
 
     /// The kebab-case name.
@@ -70,6 +97,15 @@ impl Mutant {
             Mutant::NoReqIdEcho => "no-req-id-echo",
             Mutant::UnsupportedInheritanceIgnored => "unsupported-inheritance-ignored",
             Mutant::UnreserveKills => "unreserve-kills",
+            Mutant::SchedulerSpawnNotOwner => "scheduler-spawn-not-owner",
+            Mutant::TargetRequesterOwns => "target-requester-owns",
+            Mutant::ExtendReplacesDisposition => "extend-replaces-disposition",
+            Mutant::RejectedExtendSetsDisposition => "rejected-extend-sets-disposition",
+            Mutant::ChildReleasesWhileOwnerRuns => "child-releases-while-owner-runs",
+            Mutant::ReturnedTwice => "returned-twice",
+            Mutant::WarningWrongAlloc => "warning-wrong-alloc",
+            Mutant::ReqIdFromPrevious => "req-id-from-previous",
+            Mutant::StoredReqIdEchoed => "stored-req-id-echoed",
         }
     }
 
@@ -94,6 +130,31 @@ impl Mutant {
                 "an unsupported inheritance value is silently accepted"
             }
             Mutant::UnreserveKills => "unreserving nodes kills the jobs on them",
+            Mutant::SchedulerSpawnNotOwner => {
+                "a job the scheduler spawns into a reservation does not join its owners"
+            }
+            Mutant::TargetRequesterOwns => {
+                "a tool requesting for another namespace gains the right to spawn onto it"
+            }
+            Mutant::ExtendReplacesDisposition => {
+                "EXTEND replaces the disposition recorded at creation"
+            }
+            Mutant::RejectedExtendSetsDisposition => {
+                "a rejected EXTEND changes the reservation's disposition"
+            }
+            Mutant::ChildReleasesWhileOwnerRuns => {
+                "CHILD fires at the last child's end while the owner still runs"
+            }
+            Mutant::ReturnedTwice => {
+                "released nodes are returned again when the owner exits under NONE"
+            }
+            Mutant::WarningWrongAlloc => {
+                "the timeout warning names the requester's other allocation"
+            }
+            Mutant::ReqIdFromPrevious => "a response echoes a request id the request did not carry",
+            Mutant::StoredReqIdEchoed => {
+                "EXTEND/RELEASE by id echo the reservation's stored request id"
+            }
         }
     }
 }

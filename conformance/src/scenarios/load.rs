@@ -125,6 +125,15 @@ fn validate(s: &Scenario) -> Result<(), String> {
             return Err(format!("unknown clause id {c:?}"));
         }
     }
+    for r in &s.readings {
+        if !super::READINGS.iter().any(|(n, _)| n == r) {
+            let names: Vec<&str> = super::READINGS.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "unknown reading {r:?} (known: {})",
+                names.join(", ")
+            ));
+        }
+    }
     if !matches!(s.steps.first(), Some(Step::DvmStart { .. })) {
         return Err("the first step must be dvm_start".into());
     }
@@ -170,6 +179,10 @@ fn validate(s: &Scenario) -> Result<(), String> {
                     build_info(x, &vars).map_err(at)?;
                 }
             }
+            Step::CanSpawn { by, target, .. } => {
+                parse_requester(by).map_err(at)?;
+                vars.resolve(target).map_err(at)?;
+            }
             Step::Reclaim { alloc, .. } | Step::TimeoutWarning { alloc, .. } => {
                 vars.resolve(alloc).map_err(at)?;
             }
@@ -190,6 +203,21 @@ fn check_expect(e: &Expect, vars: &Vars) -> Result<(), String> {
     if let Some(s) = &e.status_not {
         parse_status(s)?;
     }
+    for s in e.status_in.iter().flatten() {
+        parse_status(s)?;
+    }
+    if [
+        e.status.is_some(),
+        e.status_not.is_some(),
+        e.status_in.is_some(),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count()
+        > 1
+    {
+        return Err("use only one of status, status_not, status_in".into());
+    }
     let mut strings: Vec<&String> = Vec::new();
     strings.extend(e.alloc_id.iter());
     if let Some(m) = &e.sessions {
@@ -202,6 +230,9 @@ fn check_expect(e: &Expect, vars: &Vars) -> Result<(), String> {
         strings.extend(m.keys());
     }
     if let Some(m) = &e.reserved {
+        strings.extend(m.keys());
+    }
+    if let Some(m) = &e.alloc_nodes {
         strings.extend(m.keys());
     }
     for l in [&e.allocations, &e.gone].into_iter().flatten() {

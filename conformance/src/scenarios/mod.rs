@@ -2,16 +2,34 @@
 //! loader ([`load_dir`], [`parse_file`]) and the runner ([`run_scenario`], [`run_all`],
 //! [`run_mutants`]). `SCENARIOS.md` explains how to read and write them.
 
+mod expected;
 mod load;
 mod run;
 mod values;
 
+pub use expected::{reading_lines, verdict, Deviation, ExpectedResults, KnownUnsupported};
 pub use load::{load_dir, parse_file, LoadError};
 pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+/// Every named reading of the specification a scenario may depend on: the name and the
+/// reading taken. SCENARIOS.md quotes the sentences on each side.
+pub const READINGS: &[(&str, &str)] = &[
+    ("tool-target-share", "a tool's TARGET with SHARE=true: nodes shared, <ns> is the owning namespace"),
+    ("row1-any-target", "error row 1 holds for EXTEND and for any TARGET value, the app's own included"),
+    ("carved-nodes-revert", "granted startup nodes are carved from the default session and revert to it when returned"),
+    ("shared-allocation-id", "a shared allocation has its own PMIX_ALLOC_ID (listed, releasable, resolving to the default session)"),
+    ("child-no-target-default", "a job without PMIX_SPAWN_TARGET maps onto the default session, even when its parent runs in a reservation"),
+    ("release-statuses", "RELEASE answers with the EXTEND statuses (BAD_PARAM / NOT_FOUND / NO_PERMISSIONS)"),
+    ("reaquire-cancel-inert", "REAQUIRE and REQ_CANCEL change no reservation and ignore inheritance"),
+    ("compat-app-target-rejected", "without PMIX_ALLOC_TARGET an application carrying its key is still refused"),
+    ("child-no-descendants", "a CHILD* reservation whose owner has no descendants fires at the owner's termination"),
+    ("extend-requires-ownership", "PMIX_ALLOC_TARGET on EXTEND grants nothing: the requester's namespace must own the reservation"),
+    ("disposition-at-creation", "the disposition is recorded at creation; EXTEND validates but never replaces it"),
+];
 
 /// One scenario.
 #[derive(Clone, Debug, Deserialize)]
@@ -26,6 +44,10 @@ pub struct Scenario {
     /// The reading chosen where the specification is ambiguous, if any.
     #[serde(default)]
     pub ambiguity: Option<String>,
+    /// The named readings ([`READINGS`], SCENARIOS.md "Readings") this scenario's
+    /// expectations depend on; reports show them next to the result and tally per reading.
+    #[serde(default)]
+    pub readings: Vec<String>,
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// The file it came from (set by the loader).
@@ -137,6 +159,18 @@ pub enum Step {
         #[serde(default)]
         expect: Expect,
     },
+    /// A behavioural probe, "can `by` spawn onto `target`?": a spawn with
+    /// `PMIX_SPAWN_TARGET = target` of a throw-away job that is ended at once when it
+    /// started. `expect.status` is the spawn's status (success by default).
+    CanSpawn {
+        /// Requester.
+        by: String,
+        /// The allocation id (usually `$VAR`).
+        target: String,
+        /// Expectations.
+        #[serde(default)]
+        expect: Expect,
+    },
     /// Only observe.
     Observe {
         /// Expectations.
@@ -161,6 +195,7 @@ impl Step {
             Step::Reclaim { .. } => "reclaim",
             Step::TimeoutWarning { .. } => "timeout_warning",
             Step::DvmTeardown { .. } => "dvm_teardown",
+            Step::CanSpawn { .. } => "can_spawn",
             Step::Observe { .. } => "observe",
         }
     }
@@ -176,6 +211,7 @@ impl Step {
             | Step::Reclaim { expect, .. }
             | Step::TimeoutWarning { expect, .. }
             | Step::DvmTeardown { expect, .. }
+            | Step::CanSpawn { expect, .. }
             | Step::Observe { expect, .. } => expect,
         }
     }
@@ -219,6 +255,8 @@ pub struct Expect {
     pub status: Option<StatusSpec>,
     /// A status the response must not have (when the spec only excludes one).
     pub status_not: Option<StatusSpec>,
+    /// Any of these statuses (where the readings of the spec allow several).
+    pub status_in: Option<Vec<StatusSpec>>,
     /// The returned `PMIX_ALLOC_ID` (usually `$VAR`).
     pub alloc_id: Option<String>,
     /// The echoed `PMIX_ALLOC_REQ_ID`; `""` means it must be absent.
@@ -233,17 +271,22 @@ pub struct Expect {
     pub owning: Option<BTreeMap<String, String>>,
     /// Allocation -> reserved (true) or shared (false).
     pub reserved: Option<BTreeMap<String, bool>>,
-    /// The live allocations (exactly).
+    /// The live allocations (exactly), as `PMIX_QUERY_ALLOC_IDS` reports them.
     pub allocations: Option<Vec<String>>,
-    /// Allocations that must no longer exist.
+    /// Allocations that must no longer exist (absent from `PMIX_QUERY_ALLOC_IDS`).
     pub gone: Option<Vec<String>>,
+    /// Allocation -> its nodes (exactly), as `PMIX_QUERY_ALLOCATION` with `PMIX_ALLOC_ID` reports them.
+    pub alloc_nodes: Option<BTreeMap<String, Vec<String>>>,
+    /// Job namespace -> the nodes its processes run on (exactly), per `PMIX_QUERY_PROC_TABLE`.
+    pub ran_on: Option<BTreeMap<String, Vec<String>>>,
     /// The DVM's nodes (exactly).
     pub dvm_nodes: Option<Vec<String>>,
     /// Every node returned to the scheduler so far (exactly).
     pub returned: Option<Vec<String>>,
     /// Every job killed so far (exactly).
     pub killed: Option<Vec<String>>,
-    /// Application namespaces still running (exactly).
+    /// Application namespaces (spawned by this scenario) still running (exactly), per
+    /// `PMIX_QUERY_NAMESPACES`.
     pub running: Option<Vec<String>>,
     /// Every event delivered so far (exactly, in order).
     pub events: Option<Vec<EventExpect>>,
