@@ -550,16 +550,24 @@ fn check(
     Ok(())
 }
 
-/// A top-level DATA_ARRAY call with a typeless array before its last array, in a profile
-/// that writes no SIZE after the typeless tag (quirk R2).
+/// A DATA_ARRAY call, or a DATA_ARRAY of DATA_ARRAY at any depth inside it, with a typeless
+/// array before its last array, in a profile that writes no SIZE after the typeless tag
+/// (quirk R2).
 fn r2_refused(codec: Codec, item: &Item) -> bool {
+    fn typeless_before_last(vals: &[Value]) -> bool {
+        let typeless = |v: &Value| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF);
+        (vals.len() > 1 && vals[..vals.len() - 1].iter().any(typeless))
+            || vals.iter().any(|v| match v {
+                Value::DataArray(d) if d.ty == DataType::DATA_ARRAY => {
+                    typeless_before_last(&d.values)
+                }
+                _ => false,
+            })
+    }
     item.ty == DataType::DATA_ARRAY
         && !codec.release.profile().darray_undef_has_size
         && matches!(codec.component.family(), Family::Converged | Family::Modern)
-        && item.values.len() > 1
-        && item.values[..item.values.len() - 1]
-            .iter()
-            .any(|v| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF))
+        && typeless_before_last(&item.values)
 }
 
 macro_rules! roundtrip_tests {

@@ -18,6 +18,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let bytes = match codec.encode(&items) {
         Ok(b) => b,
+        // A typeless array before another in one call: refused on purpose where OpenPMIx
+        // would drop the rest (quirk R2, 7.0 and master).
+        Err(e) if e.status == Status::ERR_BAD_PARAM && e.reason.contains("quirk R2") => return,
         Err(e) => panic!(
             "{} {} {}: encode of valid values failed: {e}\n  items {items:?}",
             codec.component, codec.kind, codec.release
