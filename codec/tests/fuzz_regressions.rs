@@ -1,5 +1,5 @@
 //! Hostile-input regressions: the malformed inputs derived from the OpenPMIx master
-//! recordings (`../shared/vectors`), and every input the fuzz targets (`fuzz/`) found that
+//! recordings (`vectors/recordings`), and every input the fuzz targets (`fuzz/`) found that
 //! made the codec misbehave, replayed through the codec with stable Rust.
 //!
 //! The fuzz inputs themselves live in `fuzz/regressions/<target>/` and are replayed by

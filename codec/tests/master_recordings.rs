@@ -1,4 +1,4 @@
-//! Replays the bytes recorded from OpenPMIx master (../shared/vectors) through our codec:
+//! Replays the bytes recorded from OpenPMIx master (vectors/recordings) through our codec:
 //! every `ok` line must encode byte for byte and decode back to the same values; every
 //! `err` line must fail with the same status.
 
