@@ -1625,7 +1625,8 @@ impl<'a> Dec<'a> {
             }
         }
         if self.rel.profile().darray_unknown_element == Status::ERR_UNKNOWN_DATA_TYPE
-            && (ty.0 > 75 || self.rel.profile().darray_unpack_refuses.contains(&ty))
+            && (ty.0 > 75
+                || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty)))
         {
             // 7.0 allocates the storage first: ids it has no type for, and the types it
             // cannot construct, are -32 before the component's registration is asked.

@@ -1243,7 +1243,7 @@ impl<'a> Walker<'a> {
             }
         }
         if rel.profile().darray_unknown_element == Status::ERR_UNKNOWN_DATA_TYPE
-            && (ty.0 > 75 || rel.profile().darray_unpack_refuses.contains(&ty))
+            && (ty.0 > 75 || (self.as_read() && rel.profile().darray_unpack_refuses.contains(&ty)))
         {
             // 7.0 allocates the storage first (quirk U8).
             return Err(fail(
