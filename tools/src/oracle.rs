@@ -63,6 +63,10 @@ pub fn ensure_built() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("target"));
     let out = target.join("pmix-oracle");
+    // Tests of one binary start oracles on several threads at once: one builds, the others
+    // wait for it (they share the process id that names the temporary file).
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let stale = match (std::fs::metadata(&out), std::fs::metadata(&src)) {
         (Ok(o), Ok(s)) => o.modified().ok() < s.modified().ok(),
         _ => true,
