@@ -201,6 +201,9 @@ build_oracle() {
   local rel="$1" od src stamp
   is_made "$rel" || die "$rel is not available yet: bash tools/peers.sh make $rel"
   od="$(oracle_dir "$rel")"; mkdir -p "$od"
+  # Several tests may ask for the same oracle at once: one builds, the others wait.
+  exec 9>"$od/.lock"
+  flock 9
   src="$repo/tools/oracle/pmix_oracle.c"
   stamp="$( (cat "$src" "$repo/tools/oracle/build.sh"; echo launcher-norand-2) | sha256sum | cut -c1-16)"
   if [ -x "$od/pmix-oracle" ] && [ "$(cat "$od/stamp" 2>/dev/null)" = "$stamp" ]; then
