@@ -68,7 +68,11 @@ pub fn ensure_built() -> Result<PathBuf, String> {
     static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let stale = match (std::fs::metadata(&out), std::fs::metadata(&src)) {
-        (Ok(o), Ok(s)) => o.modified().ok() < s.modified().ok(),
+        // Older than its source, or not executable (a build that was cut short).
+        (Ok(o), Ok(s)) => {
+            use std::os::unix::fs::PermissionsExt;
+            o.modified().ok() < s.modified().ok() || o.permissions().mode() & 0o111 == 0
+        }
         _ => true,
     };
     if stale {
