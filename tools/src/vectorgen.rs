@@ -8,11 +8,9 @@
 //!   INFO and KVAL, string lengths around varint boundaries, pairs of calls, deep nesting);
 //!   hostile inputs (truncations, lying counts and lengths, unknown types, bad flex integers,
 //!   tag mismatches) are built here and judged by the library.
-//! * `openpmix-master-494e9d9d/`: the recordings from OpenPMIx master
-//!   (`../shared/vectors/openpmix-master-494e9d9d`), the reference guide's verified master
-//!   bytes, vectors derived from the 4.2.2 v41 library bytes where master's encoding is the
-//!   same, and, for what no library produced, vectors computed by `pmix-codec`'s master
-//!   profile. Every vector that is not a recording says so in its flags.
+//! * `openpmix-master-494e9d9d/`: only the recordings from OpenPMIx master
+//!   (`vectors/recordings/openpmix-master-494e9d9d`) and the reference guide's verified
+//!   master bytes (flagged `Reference`); every other release's files come from its library.
 //!
 //! Generation is deterministic: vectors come out in a fixed order, and each keeps the id it
 //! has in the existing file (matched by its comment, which names the case); new vectors get
