@@ -1,9 +1,10 @@
 //! Golden vector generation (`pmix-vectors regenerate`).
 //!
-//! Two sources, one file per (source, component, buffer kind) (format: `vectors/README.md`):
+//! One file per (source, component, buffer kind) (format: `vectors/README.md`):
 //!
-//! * `openpmix-4.2.2/`: every expected byte and status comes from the installed libpmix
-//!   (Debian's 4.2.2) through our oracle (`tools/oracle`). Pack calls come from
+//! * `openpmix-<release>/` (4.2.2, 5.0.7, 6.0.0, 6.1.0, 7.0.0rc1): every expected byte and
+//!   status comes from that release's libpmix through our oracle (`tools/oracle`, built by
+//!   `tools/peers.sh`). Pack calls come from
 //!   [`crate::corpus`] plus a few extra families (integer boundaries, every value type inside
 //!   INFO and KVAL, string lengths around varint boundaries, pairs of calls, deep nesting);
 //!   hostile inputs (truncations, lying counts and lengths, unknown types, bad flex integers,
