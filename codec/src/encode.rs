@@ -402,19 +402,16 @@ impl Enc {
                 self.u8(1);
                 return Ok(());
             }
+            // OpenPMIx returns after a typeless array's tag and silently drops the arrays
+            // after it in the same call (quirk R2): refuse rather than lose data.
             (Family::Converged | Family::Modern, DataType::DATA_ARRAY)
-                if !self.rel.profile().darray_undef_has_size =>
+                if !self.rel.profile().darray_undef_has_size
+                    && quirks::typeless_array_before_others(vals) =>
             {
-                // OpenPMIx returns after a typeless array's tag and silently drops the
-                // arrays after it in the same call (quirk R2): refuse rather than lose data.
-                let typeless =
-                    |v: &Value| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF);
-                if vals.len() > 1 && vals[..vals.len() - 1].iter().any(typeless) {
-                    return Err(fail(
-                        Status::ERR_BAD_PARAM,
-                        "a DATA_ARRAY of UNDEF followed by more arrays in one call: OpenPMIx drops the rest (quirk R2)",
-                    ));
-                }
+                return Err(fail(
+                    Status::ERR_BAD_PARAM,
+                    "a DATA_ARRAY of UNDEF followed by more arrays in one call: OpenPMIx drops the rest (quirk R2)",
+                ));
             }
             _ => {}
         }

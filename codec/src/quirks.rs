@@ -372,6 +372,15 @@ pub const QUIRKS: &[Quirk] = &[
     },
 ];
 
+/// Whether a DATA_ARRAY call's values hold a typeless (UNDEF) array before their last one:
+/// where 7.0 and master drop the rest of the call and 6.1 misreads it (quirks R2, C6).
+pub fn typeless_array_before_others(vals: &[crate::Value]) -> bool {
+    vals.len() > 1
+        && vals[..vals.len() - 1]
+            .iter()
+            .any(|v| matches!(v, crate::Value::DataArray(d) if d.ty == DataType::UNDEF))
+}
+
 /// PMIX_INFO_ARRAY_END: the flag PMIX_INFO_CREATE puts on an array's last element.
 pub const INFO_ARRAY_END: u32 = 0x0002;
 

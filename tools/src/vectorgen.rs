@@ -375,13 +375,9 @@ fn cut_inside_v12_size_tag(codec: Codec, wire: &[u8], types: &[DataType]) -> boo
 
 /// A DATA_ARRAY call with a typeless (UNDEF) array before its last array (quirks R2, C6).
 fn typeless_darray_before_others(items: &[Item]) -> bool {
-    items.iter().any(|i| {
-        i.ty == DataType::DATA_ARRAY
-            && i.values.len() > 1
-            && i.values[..i.values.len() - 1]
-                .iter()
-                .any(|v| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF))
-    })
+    items
+        .iter()
+        .any(|i| i.ty == DataType::DATA_ARRAY && quirks::typeless_array_before_others(&i.values))
 }
 
 fn types_only(types: &[DataType]) -> Vec<Item> {

@@ -44,13 +44,9 @@ fn topo_crashes(rel: Release) -> bool {
 
 /// A DATA_ARRAY call with a typeless (UNDEF) array before its last array (quirks R2, C6).
 fn after_typeless_darray(case: &Case) -> bool {
-    case.items.iter().any(|i| {
-        i.ty == DataType::DATA_ARRAY
-            && i.values.len() > 1
-            && i.values[..i.values.len() - 1]
-                .iter()
-                .any(|v| matches!(v, Value::DataArray(d) if d.ty == DataType::UNDEF))
-    })
+    case.items
+        .iter()
+        .any(|i| i.ty == DataType::DATA_ARRAY && quirks::typeless_array_before_others(&i.values))
 }
 
 fn known_upstream_bug(codec: &Codec, case: &Case) -> Option<&'static str> {
