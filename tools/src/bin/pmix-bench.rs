@@ -315,7 +315,7 @@ fn measure(
         .values
         .iter()
         .filter_map(|v| match v {
-            pmix_codec::Value::ByteObject(b) => Some(b.as_slice()),
+            pmix_codec::Value::ByteObject(b) => Some(&b[..]),
             _ => None,
         })
         .collect();
