@@ -19,6 +19,8 @@ pub struct Hostile {
     pub bytes: Vec<u8>,
     /// The unpack call's type.
     pub ty: DataType,
+    /// Whether its count claims far more values than the input holds.
+    pub lying: bool,
 }
 
 fn count_prefix(n: i32) -> Vec<u8> {
@@ -39,6 +41,7 @@ fn dense(name: &'static str, v: Value, n: usize) -> Hostile {
         codec,
         bytes,
         ty,
+        lying: false,
     }
 }
 
@@ -48,7 +51,11 @@ pub fn classes(size: usize) -> Vec<Hostile> {
     let v3 = Codec::new(Component::V3, BufferKind::NonDescribed);
     let mut out = vec![
         // the densest records: one byte per value
-        dense("empty VALUEs (1 byte each)", Value::Value(Box::new(Value::Undef)), size),
+        dense(
+            "empty VALUEs (1 byte each)",
+            Value::Value(Box::new(Value::Undef)),
+            size,
+        ),
         dense("UINT8 zeros (1 byte each)", Value::Uint8(0), size),
         dense("NULL STRINGs (1 byte each)", Value::String(None), size),
         dense("one-letter PROCs", Value::proc("a", 0), size / 4),
@@ -62,7 +69,8 @@ pub fn classes(size: usize) -> Vec<Hostile> {
     // lying counts: the count claims far more than the input holds
     for (name, ty, codec) in [
         ("INFO count 2^31-1 over zeros", DataType::INFO, v41),
-        ("VALUE count 2^31-1 over zeros", DataType::VALUE, v41),
+        // zeros are empty VALUEs: this one decodes every byte before it runs out
+        ("VALUE count 2^31-1 over empty VALUEs", DataType::VALUE, v41),
         ("PROC count 2^31-1 over zeros (v3)", DataType::PROC, v3),
     ] {
         let mut bytes = if codec.component == Component::V3 {
@@ -76,6 +84,7 @@ pub fn classes(size: usize) -> Vec<Hostile> {
             codec,
             bytes,
             ty,
+            lying: ty != DataType::VALUE,
         });
     }
     // nesting at the cap, repeated: DATA_ARRAY of DATA_ARRAY ... of BOOL
