@@ -123,8 +123,8 @@ impl<'a> Dec<'a> {
             // long enough there
             let whole = self.r.whole();
             let off = (b.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE)) {
-                if let Ok(chunk) = <&[u8; Text::INLINE]>::try_from(chunk) {
+            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE + 1)) {
+                if let Ok(chunk) = <&[u8; Text::INLINE + 1]>::try_from(chunk) {
                     return Text::inline_prefix(chunk, b.len());
                 }
             }
@@ -412,6 +412,7 @@ impl<'a> Dec<'a> {
             None => Err(err(Status::ERROR, at, format!("NULL {what}"))),
         }
     }
+    #[inline(always)]
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
         let b = self.required_slice(what, max)?;
         Ok(self.text(b))
@@ -523,6 +524,7 @@ impl<'a> Dec<'a> {
             self.u32()
         }
     }
+    #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
         let nspace = self.required_string("namespace", 255)?;
         let rank = self.proc_rank()?;
@@ -829,6 +831,10 @@ impl<'a> Dec<'a> {
             DataType::STRING => Value::String(self.string()?),
             DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
             DataType::INFO => Value::Info(Box::new(self.info()?)),
+            // the common INFO value types, as `leaf` reads them, without its frame
+            DataType::BOOL => Value::Bool(self.u8()? != 0),
+            DataType::UINT32 => Value::Uint32(self.u32()?),
+            DataType::UINT64 => Value::Uint64(self.u64()?),
             _ => self.one(ty)?,
         })
     }
