@@ -140,8 +140,8 @@ impl StatusClass {
     pub fn members(self) -> &'static [Status] {
         match self {
             // -50: an unpacker ran out of bytes. -20: an unpacker gave up on what it read
-            // (4.2-6.1's REGEX and over-long flex integers). -19: a count larger than the
-            // room it goes into (a truncated REGEX in some releases). -22: a fully-described
+            // (a REGEX that does not parse, an over-long flex integer). -19: a count larger
+            // than the room it goes into (7.0's truncated REGEX). -22: a fully-described
             // buffer's tag is not the type asked for. -18: a value of another type. -63:
             // 4.2-6.1's flex-integer reader reports an over-read in the second or later
             // value of a call as PMIX_ERR_FATAL where 7.0 says -50 (quirk R1, 520 vectors).

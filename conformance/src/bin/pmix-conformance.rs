@@ -400,9 +400,15 @@ fn trust_checks(
     let t = report.totals;
     let mut out = Vec::new();
     if t.passed == 0 {
+        // The likely cause: a scope that matches no vector file, or a testee that answers
+        // `unsupported` to everything.
+        let hint = if t.unsupported == t.total {
+            "; check the testee's declared components, buffers and releases, and what it answers"
+        } else {
+            ""
+        };
         out.push(format!(
-            "nothing was tested: 0 of {} cases passed ({} unsupported, {} failed, {} errors); \
-             check the testee's declared components, buffers and releases",
+            "nothing was tested: 0 of {} cases passed ({} unsupported, {} failed, {} errors){hint}",
             t.total, t.unsupported, t.failed, t.errors
         ));
     }
