@@ -229,6 +229,7 @@ fn a_disagreement_shows_the_codec_verdict() {
         ty: Some(DataType::STRING),
         reason: "made up".into(),
         partial: Vec::new(),
+        path: String::new(),
     };
     let r = reconcile(walk.clone(), Err(e));
     assert!(r.disagreement.as_deref().unwrap().contains("-50"));

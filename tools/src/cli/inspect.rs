@@ -77,6 +77,7 @@ fn fail(status: Status, offset: usize, reason: impl Into<String>) -> Error {
         ty: None,
         reason: reason.into(),
         partial: Vec::new(),
+        path: String::new(),
     }
 }
 
