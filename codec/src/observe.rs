@@ -103,6 +103,7 @@ pub enum TagRole {
 
 /// What the bytes of a field mean.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Meaning<'a> {
     /// An integer (a count, length, flag word, rank or an integer value), as read and
     /// converted to the local type.
