@@ -12,6 +12,7 @@
 //! (`pmix-wire inspect --json`).
 
 use pmix_codec::attrs::{alloc_directive_string, alloc_inheritance_string};
+use pmix_codec::float::{parse_strtod, parse_strtof};
 use pmix_codec::observe::{Enc, Field as Event, Meaning, Observer, Path, Seg, TagRole};
 use pmix_codec::{Codec, DataType, Error, Status};
 use serde_json::{json, Value as J};
@@ -255,8 +256,29 @@ fn join(a: &str, b: &str) -> String {
     match (a.is_empty(), b.is_empty()) {
         (true, _) => b.to_string(),
         (_, true) => a.to_string(),
+        // an element of a named list: `argv[0]`
+        _ if b.starts_with('[') => format!("{a}{b}"),
         _ => format!("{a} {b}"),
     }
+}
+
+/// What a field's neighbours add to it: a SIZE prefix is followed by its payload; an
+/// integer follows the always-tag that named its width on the wire.
+fn context(fields: &[Node], i: usize) -> (bool, Option<DataType>) {
+    let f = &fields[i];
+    let sized = matches!(f.reading, Some(Reading::Int(..)))
+        && fields
+            .get(i + 1)
+            .is_some_and(|n| n.reading == Some(Reading::Bytes) && n.path == f.path);
+    let tagged = match i.checked_sub(1).map(|j| &fields[j]) {
+        Some(Node {
+            reading: Some(Reading::Tag(t, TagRole::IntTag, _)),
+            path,
+            ..
+        }) if *path == f.path && matches!(f.reading, Some(Reading::Int(..))) => Some(*t),
+        _ => None,
+    };
+    (sized, tagged)
 }
 
 /// A structure renders flat when all it holds are unnamed fields (a string's length and
@@ -290,13 +312,13 @@ fn children_lines(node: &Node, depth: usize, prefix: &str, out: &mut Vec<Field>)
     for (i, child) in node.children.iter().enumerate() {
         let label = join(prefix, &own_label(child, base));
         match &child.reading {
-            Some(r) => {
-                let next = node.children.get(i + 1);
-                let sized = matches!(r, Reading::Int(..))
-                    && next
-                        .is_some_and(|n| n.reading == Some(Reading::Bytes) && n.path == child.path);
-                out.push(field_line(child, r, &label, depth, sized));
-            }
+            Some(r) => out.push(field_line(
+                child,
+                r,
+                &label,
+                depth,
+                context(&node.children, i),
+            )),
             None => structure_lines(child, depth, label, out),
         }
     }
@@ -314,11 +336,8 @@ fn structure_lines(node: &Node, depth: usize, label: String, out: &mut Vec<Field
     }
     if is_flat(node) {
         for (i, f) in node.children.iter().enumerate() {
-            let next = node.children.get(i + 1);
-            let sized = matches!(f.reading, Some(Reading::Int(..)))
-                && next.is_some_and(|n| n.reading == Some(Reading::Bytes));
             if let Some(r) = &f.reading {
-                out.push(field_line(f, r, &label, depth, sized));
+                out.push(field_line(f, r, &label, depth, context(&node.children, i)));
             }
         }
         return;
@@ -345,7 +364,13 @@ fn structure_lines(node: &Node, depth: usize, label: String, out: &mut Vec<Field
 }
 
 /// The line of one field.
-fn field_line(f: &Node, r: &Reading, label: &str, depth: usize, sized: bool) -> Field {
+fn field_line(
+    f: &Node,
+    r: &Reading,
+    label: &str,
+    depth: usize,
+    (sized, tagged): (bool, Option<DataType>),
+) -> Field {
     let value_label = if label.is_empty() { "value" } else { label };
     let name = match f.path.last() {
         Some(Seg::Name(n)) => *n,
@@ -369,8 +394,12 @@ fn field_line(f: &Node, r: &Reading, label: &str, depth: usize, sized: bool) -> 
             } else {
                 ""
             };
-            let int32 = if call_count { "INT32 " } else { "" };
-            format!("{what}: {shown}  ({int32}{enc}{note})")
+            let width = match tagged {
+                Some(t) => format!("{t} "),
+                None if call_count => "INT32 ".into(),
+                None => String::new(),
+            };
+            format!("{what}: {shown}  ({width}{enc}{note})")
         }
         Reading::Tag(t, role, enc) => {
             let what = match role {
@@ -398,7 +427,14 @@ fn field_line(f: &Node, r: &Reading, label: &str, depth: usize, sized: bool) -> 
             };
             format!("{value_label} length: {len}{chars}  (INT32 {enc}{detail})")
         }
-        Reading::Text(t) => format!("{value_label}: {} + NUL", quote(t)),
+        Reading::Text(t) => {
+            let number = match elem {
+                Some(DataType::FLOAT) => format!(" = {}  (\"%f\" text)", parse_strtof(t)),
+                Some(DataType::DOUBLE) => format!(" = {}  (\"%f\" text)", parse_strtod(t)),
+                _ => String::new(),
+            };
+            format!("{value_label}: {} + NUL{number}", quote(t))
+        }
         Reading::Bytes => format!("{value_label}: {} bytes", f.len),
         Reading::Note(n) => {
             if label.is_empty() {
