@@ -10,6 +10,7 @@ use crate::status::Status;
 use crate::types::DataType;
 use crate::value::*;
 use crate::wire::{unzigzag, Reader};
+use bytes::Bytes;
 
 /// Decoder options beyond the release profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub struct DecodeOptions {
 
 pub(crate) struct Dec<'a, O: Observer = Quiet> {
     pub r: Reader<'a>,
+    /// The input as shared memory, when there is one: strings and byte payloads are then
+    /// slices of it (no copy); otherwise they are copied out of the borrowed input.
+    src: Option<&'a Bytes>,
     fam: Family,
     comp: Component,
     rel: Release,
@@ -51,13 +55,19 @@ pub(crate) struct Dec<'a, O: Observer = Quiet> {
     frames: Vec<u8>,
     /// The name of the next field, given by the structure about to read it.
     pending: Option<Seg>,
+    /// Bytes of room this decode may still reserve ahead of decoding (`Dec::make_room`).
+    reserve_budget: usize,
 }
 
 /// How many POINTER values beyond the input's length one decode may produce.
 const POINTER_SLACK: u64 = 4096;
 
-/// The most values reserved ahead of decoding them (see `Dec::reserve_hint`).
+/// The most values reserved ahead of decoding them once the reservation budget is spent
+/// (see `Dec::make_room`).
 const RESERVE_AHEAD: usize = 4096;
+
+/// Bytes of room one decode may reserve ahead of decoding, per input byte.
+const RESERVE_PER_INPUT_BYTE: usize = 8;
 
 #[cold]
 #[inline(never)]
@@ -75,6 +85,7 @@ impl<'a> Dec<'a, Quiet> {
     ) -> Self {
         Dec {
             r: Reader::new(bytes),
+            src: None,
             fam: comp.family(),
             comp,
             rel,
@@ -86,11 +97,25 @@ impl<'a> Dec<'a, Quiet> {
             info_depth: 0,
             query_depth: 0,
             pointer_budget: bytes.len() as u64 + POINTER_SLACK,
+            reserve_budget: bytes.len().saturating_mul(RESERVE_PER_INPUT_BYTE),
             obs: Quiet,
             path: Vec::new(),
             frames: Vec::new(),
             pending: None,
         }
+    }
+
+    /// A decoder over shared input: what it decodes shares `src`'s memory.
+    pub fn shared(
+        src: &'a Bytes,
+        comp: Component,
+        kind: BufferKind,
+        rel: Release,
+        opts: DecodeOptions,
+    ) -> Self {
+        let mut d = Dec::new(src, comp, kind, rel, opts);
+        d.src = Some(src);
+        d
     }
 }
 
@@ -99,6 +124,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     pub fn observed<P: Observer>(self, obs: P) -> Dec<'a, P> {
         Dec {
             r: self.r,
+            src: self.src,
             fam: self.fam,
             comp: self.comp,
             rel: self.rel,
@@ -110,6 +136,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             info_depth: self.info_depth,
             query_depth: self.query_depth,
             pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
             obs,
             path: self.path,
             frames: self.frames,
@@ -128,6 +155,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     fn probe(&self) -> Dec<'a, Quiet> {
         Dec {
             r: self.r.clone(),
+            src: self.src,
             fam: self.fam,
             comp: self.comp,
             rel: self.rel,
@@ -139,6 +167,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             info_depth: self.info_depth,
             query_depth: self.query_depth,
             pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
             obs: Quiet,
             path: Vec::new(),
             frames: Vec::new(),
@@ -276,6 +305,37 @@ impl<'a, O: Observer> Dec<'a, O> {
         if O::ACTIVE {
             let p = self.where_now();
             self.obs.fail(e, Path(&p));
+        }
+    }
+
+    /// `b` (a slice of the input) as [`Bytes`]: shared with the input when it is shared
+    /// memory, else copied.
+    #[inline]
+    fn share(&self, b: &'a [u8]) -> Bytes {
+        match self.src {
+            Some(src) => src.slice_ref(b),
+            None => Bytes::copy_from_slice(b),
+        }
+    }
+    /// `b` (a slice of the input) as a [`Text`]: inline when short, else shared like
+    /// [`Dec::share`].
+    #[inline]
+    fn text(&self, b: &'a [u8]) -> Text {
+        if b.len() <= Text::INLINE {
+            // one fixed-size copy from where `b` starts in the input, when the input is
+            // long enough there
+            let whole = self.r.whole();
+            let off = (b.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE)) {
+                if let Ok(chunk) = <&[u8; Text::INLINE]>::try_from(chunk) {
+                    return Text::inline_prefix(chunk, b.len());
+                }
+            }
+            return Text::copy_from(b);
+        }
+        match self.src {
+            Some(src) => Text::from_shared(src.slice_ref(b)),
+            None => Text::copy_from(b),
         }
     }
 
@@ -625,16 +685,12 @@ impl<'a, O: Observer> Dec<'a, O> {
     }
     /// A nullable C string.
     fn string(&mut self) -> Result<NullableText> {
-        Ok(self.string_slice()?.map(|b| Text(b.to_vec())))
+        Ok(self.string_slice()?.map(|b| self.text(b)))
     }
-    /// [`Dec::string`] into `slot`, reusing its memory.
+    /// [`Dec::string`] into `slot`.
     #[inline(never)]
     fn string_into(&mut self, slot: &mut NullableText) -> Result<()> {
-        match (self.string_slice()?, slot) {
-            (Some(b), Some(t)) => set_bytes(&mut t.0, b),
-            (Some(b), slot) => *slot = Some(Text(b.to_vec())),
-            (None, slot) => *slot = None,
-        }
+        *slot = self.string()?;
         Ok(())
     }
     /// A string that must not be NULL (keys, namespaces), cut to `max` bytes: NULL is
@@ -648,12 +704,12 @@ impl<'a, O: Observer> Dec<'a, O> {
         }
     }
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
-        Ok(Text(self.required_slice(what, max)?.to_vec()))
-    }
-    /// [`Dec::required_string`] into `slot`, reusing its memory.
-    fn required_string_into(&mut self, what: &str, max: usize, slot: &mut Text) -> Result<()> {
         let b = self.required_slice(what, max)?;
-        set_bytes(&mut slot.0, b);
+        Ok(self.text(b))
+    }
+    /// [`Dec::required_string`] into `slot`.
+    fn required_string_into(&mut self, what: &str, max: usize, slot: &mut Text) -> Result<()> {
+        *slot = self.required_string(what, max)?;
         Ok(())
     }
     /// SIZE-prefixed bytes, borrowed from the input.
@@ -712,18 +768,34 @@ impl<'a, O: Observer> Dec<'a, O> {
         }
         self.take(n as usize)
     }
-    fn sized_bytes(&mut self) -> Result<Vec<u8>> {
-        Ok(self.sized_slice()?.to_vec())
+    fn sized_bytes(&mut self) -> Result<Bytes> {
+        let b = self.sized_slice()?;
+        Ok(self.share(b))
     }
     fn float_text(&mut self) -> Result<Option<Text>> {
         self.string()
     }
-    /// How many values to reserve room for ahead of a count of `n`: no more than the bytes
-    /// left could hold, and never more than [`RESERVE_AHEAD`] at once, so that a lying count
-    /// costs no memory the input has not paid for (the vector grows as values decode).
+    /// A vector with room for up to `n` values, as far as the input can pay for it (see
+    /// [`Dec::make_room`]).
     #[inline]
-    fn reserve_hint(&self, n: usize) -> usize {
-        n.min(self.r.remaining()).min(RESERVE_AHEAD)
+    fn with_room<T>(&mut self, n: usize) -> Vec<T> {
+        let mut v = Vec::new();
+        self.make_room(&mut v, n);
+        v
+    }
+    /// Reserve room in `v` for up to `n` more values: no more than one per byte left, and
+    /// only while the decode's reservation budget ([`RESERVE_PER_INPUT_BYTE`] bytes per
+    /// input byte, shared by every container of the decode, so nesting cannot multiply it)
+    /// lasts; beyond that, at most [`RESERVE_AHEAD`] at once. A lying count so costs no
+    /// memory the input has not paid for, and an honest one gets its exact room.
+    #[inline]
+    fn make_room<T>(&mut self, v: &mut Vec<T>, n: usize) {
+        let size = std::mem::size_of::<T>().max(1);
+        let n = n.min(self.r.remaining());
+        let afford = self.reserve_budget / size;
+        let k = if n <= afford { n } else { n.min(RESERVE_AHEAD) };
+        self.reserve_budget = self.reserve_budget.saturating_sub(k * size);
+        v.reserve(k);
     }
 
     /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
@@ -788,7 +860,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         // No early count check: C allocates `dims` and fails while reading (-50 at the
         // first coordinate, -63 in 4.2.x at a later one); capacity stays bounded by the input.
         let n = usize::try_from(n).unwrap_or(usize::MAX);
-        let mut coord = Vec::with_capacity(self.reserve_hint(n));
+        let mut coord = self.with_room(n);
         for i in 0..n {
             self.int_tail = i > 0;
             self.name(Seg::Index(i));
@@ -799,7 +871,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         Ok(Coord { view, coord })
     }
     fn texts(&mut self, n: usize) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(self.reserve_hint(n));
+        let mut v = self.with_room(n);
         for i in 0..n {
             self.name(Seg::Index(i));
             v.push(self.string()?);
@@ -810,7 +882,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     /// An APP's argv or env: `n` strings, none of which may be NULL for the unpacker
     /// (quirk U17); as written, a NULL is kept.
     fn app_texts(&mut self, n: usize, what: &str) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(self.reserve_hint(n));
+        let mut v = self.with_room(n);
         for i in 0..n {
             let at = self.at();
             self.name(Seg::Index(i));
@@ -864,7 +936,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         // per value.
         let take = n.min(capacity);
         out.clear();
-        out.reserve(self.reserve_hint(take));
+        self.make_room(out, take);
         for i in 0..take {
             self.name(Seg::Index(i));
             // `sized_slice`, its fast path inline
@@ -1050,7 +1122,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                         Some((h, n)) => &self.r.take(h + n)?[h..],
                         None => self.sized_slice_general()?,
                     };
-                    set_bytes(b, s);
+                    *b = self.share(s);
                 }
                 slot => self.one_into(DataType::BYTE_OBJECT, slot)?,
             }
@@ -1061,8 +1133,8 @@ impl<'a, O: Observer> Dec<'a, O> {
     /// Decode `n` more values of `ty` onto `out`.
     #[inline(never)]
     fn push_fresh(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
-        out.reserve(self.reserve_hint(n));
         let first = out.len();
+        self.make_room(out, n);
         for i in 0..n {
             self.enter(Seg::Index(first + i));
             let v = self.one_hot(ty)?;
@@ -1129,11 +1201,10 @@ impl<'a, O: Observer> Dec<'a, O> {
         Ok(())
     }
 
-    /// [`Dec::sized_bytes`] into `b`, reusing its memory.
+    /// [`Dec::sized_bytes`] into `b`.
     #[inline(never)]
-    fn sized_into(&mut self, b: &mut Vec<u8>) -> Result<()> {
-        let s = self.sized_slice()?;
-        set_bytes(b, s);
+    fn sized_into(&mut self, b: &mut Bytes) -> Result<()> {
+        *b = self.sized_bytes()?;
         Ok(())
     }
 
@@ -1198,7 +1269,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             // One always-tag for the whole array, read even for an empty one (quirk D2).
             let remote = self.int_tag(ty)?;
-            let mut out = Vec::with_capacity(self.reserve_hint(n));
+            let mut out = self.with_room(n);
             self.array_int = Some(remote);
             let mut res = Ok(());
             for i in 0..n {
@@ -1220,7 +1291,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.array_int = None;
             return res.map(|()| out);
         }
-        let mut out = Vec::with_capacity(self.reserve_hint(n));
+        let mut out = self.with_room(n);
         if self.fam == Family::Modern && quirks::modern_int_array(ty) {
             for i in 0..n {
                 self.int_tail = i > 0;
@@ -1315,7 +1386,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     }
 
     fn query_qualifiers(&mut self, keys: Vec<NullableText>, nq: usize) -> Result<Value> {
-        let mut qualifiers = Vec::with_capacity(self.reserve_hint(nq));
+        let mut qualifiers = self.with_room(nq);
         self.enter(Seg::Name("qualifiers"));
         for i in 0..nq {
             self.enter(Seg::Index(i));
@@ -1380,7 +1451,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
             // receiver then holds is each VALUE's struct over the key, whose C string is the
             // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
-            let mut infos = Vec::with_capacity(self.reserve_hint(n));
+            let mut infos = self.with_room(n);
             for i in 0..n {
                 self.enter(Seg::Index(i));
                 self.note("an INFO read as a VALUE by the receiver (quirk U11): its key is the type's bytes, no value");
@@ -1388,14 +1459,14 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
                 infos.push(Info {
-                    key: Text(key),
+                    key: Text::from(key),
                     flags: 0,
                     value: Value::Undef,
                 });
             }
             return Ok(Value::InfoArray(infos));
         }
-        let mut infos = Vec::with_capacity(self.reserve_hint(n));
+        let mut infos = self.with_room(n);
         for i in 0..n {
             self.enter(Seg::Index(i));
             infos.push(if self.fam == Family::Legacy20 {
@@ -1431,12 +1502,12 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::UINT64 => Value::Uint64(self.u64()?),
             DataType::FLOAT => Value::Float(
                 self.float_text()?
-                    .map(|t| parse_strtof(&t.0))
+                    .map(|t| parse_strtof(&t[..]))
                     .unwrap_or(0.0),
             ),
             DataType::DOUBLE => Value::Double(
                 self.float_text()?
-                    .map(|t| parse_strtod(&t.0))
+                    .map(|t| parse_strtod(&t[..]))
                     .unwrap_or(0.0),
             ),
             DataType::TIMEVAL => Value::Timeval(self.timeval()?),
@@ -1461,7 +1532,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::MODEX => {
                 let n = self.named("size").modex_size(DataType::MODEX)?;
                 let n = self.count_check(n, at, "MODEX")?;
-                Value::Modex(self.named("blob").take(n)?.to_vec())
+                let b = self.named("blob").take(n)?;
+                Value::Modex(self.share(b))
             }
             DataType::PERSIST | DataType::SCOPE | DataType::DATA_RANGE => {
                 let x = if fam == Family::Legacy12 {
@@ -1503,11 +1575,11 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::PROC_RANK => Value::ProcRank(self.proc_rank()?),
             DataType::ALLOC_DIRECTIVE => Value::AllocDirective(self.u8()?),
             DataType::IOF_CHANNEL => Value::IofChannel(self.u16()?),
-            DataType::ENVAR => Value::Envar(Envar {
+            DataType::ENVAR => Value::Envar(Box::new(Envar {
                 name: self.named("name").string()?,
                 value: self.named("value").string()?,
                 separator: self.named("separator").u8()?,
-            }),
+            })),
             DataType::COORD => Value::Coord(self.coord()?),
             DataType::REGATTR => {
                 let name = self.named("name").string()?;
@@ -1546,7 +1618,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let cat = self.at();
                 let n = self.named("ncoords").size()?;
                 let n = self.count_check(n, cat, "GEOMETRY coordinates")?;
-                let mut coordinates = Vec::with_capacity(self.reserve_hint(n));
+                let mut coordinates = self.with_room(n);
                 self.enter(Seg::Name("coordinates"));
                 for i in 0..n {
                     self.enter(Seg::Index(i));
@@ -1561,25 +1633,25 @@ impl<'a, O: Observer> Dec<'a, O> {
                     coordinates,
                 }))
             }
-            DataType::DEVICE_DIST => Value::DeviceDist(DeviceDist {
+            DataType::DEVICE_DIST => Value::DeviceDist(Box::new(DeviceDist {
                 uuid: self.named("uuid").string()?,
                 osname: self.named("osname").string()?,
                 devtype: self.named("devtype").u64()?,
                 mindist: self.named("mindist").u16()?,
                 maxdist: self.named("maxdist").u16()?,
-            }),
-            DataType::ENDPOINT => Value::Endpoint(Endpoint {
+            })),
+            DataType::ENDPOINT => Value::Endpoint(Box::new(Endpoint {
                 uuid: self.named("uuid").string()?,
                 osname: self.named("osname").string()?,
                 endpt: self.named("endpt").sized_bytes()?,
-            }),
+            })),
             DataType::TOPO => Value::Topo(self.string()?),
             DataType::DEVTYPE => Value::Devtype(self.u64()?),
             DataType::LOCTYPE => Value::Loctype(self.u16()?),
             // PMIX_LOAD_NSPACE zeroes the array and copies nothing for NULL (quirk U15).
             DataType::PROC_NSPACE => Value::ProcNspace(match self.string_slice()? {
-                Some(b) => Text(b[..b.len().min(255)].to_vec()),
-                None => Text(Vec::new()),
+                Some(b) => self.text(&b[..b.len().min(255)]),
+                None => Text::default(),
             }),
             DataType::PROC_STATS => {
                 let node = self.named("node").string()?;
@@ -1616,8 +1688,8 @@ impl<'a, O: Observer> Dec<'a, O> {
                     sample_time,
                 }))
             }
-            DataType::DISK_STATS => Value::DiskStats(self.disk_stats()?),
-            DataType::NET_STATS => Value::NetStats(self.net_stats()?),
+            DataType::DISK_STATS => Value::DiskStats(Box::new(self.disk_stats()?)),
+            DataType::NET_STATS => Value::NetStats(Box::new(self.net_stats()?)),
             DataType::NODE_STATS => {
                 let node = self.named("node").string()?;
                 let mut floats = [0f32; 11];
@@ -1629,7 +1701,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let dat = self.at();
                 let nd = self.named("ndiskstats").size()?;
                 let nd = self.count_check(nd, dat, "NODE_STATS disks")?;
-                let mut diskstats = Vec::with_capacity(self.reserve_hint(nd));
+                let mut diskstats = self.with_room(nd);
                 for i in 0..nd {
                     self.enter(Seg::Index(i));
                     diskstats.push(self.within("diskstats", Self::disk_stats)?);
@@ -1638,7 +1710,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let nat = self.at();
                 let nn = self.named("nnetstats").size()?;
                 let nn = self.count_check(nn, nat, "NODE_STATS nets")?;
-                let mut netstats = Vec::with_capacity(self.reserve_hint(nn));
+                let mut netstats = self.with_room(nn);
                 for i in 0..nn {
                     self.enter(Seg::Index(i));
                     netstats.push(self.within("netstats", Self::net_stats)?);
@@ -1656,25 +1728,25 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::STOR_ACCESS => Value::StorAccess(self.u64()?),
             DataType::STOR_PERSIST => Value::StorPersist(self.u64()?),
             DataType::STOR_ACCESS_TYPE => Value::StorAccessType(self.u16()?),
-            DataType::DEVICE => Value::Device(Device {
+            DataType::DEVICE => Value::Device(Box::new(Device {
                 uuid: self.named("uuid").string()?,
                 osname: self.named("osname").string()?,
                 devtype: self.named("devtype").u64()?,
-            }),
+            })),
             DataType::RESBLOCK_DIRECTIVE => Value::ResblockDirective(self.u8()?),
             DataType::RESOURCE_UNIT => Value::ResourceUnit(ResourceUnit {
                 devtype: self.named("devtype").u64()?,
                 count: self.named("count").size()?,
             }),
-            DataType::NODE_PID => Value::NodePid(NodePid {
+            DataType::NODE_PID => Value::NodePid(Box::new(NodePid {
                 hostname: self.named("hostname").string()?,
                 nodeid: self.named("nodeid").u32()?,
                 pid: self.named("pid").pid()?,
-            }),
-            DataType::REGEX2 => Value::Regex2(Regex2 {
+            })),
+            DataType::REGEX2 => Value::Regex2(Box::new(Regex2 {
                 kind: self.named("kind").string()?,
                 regex: self.named("regex").sized_bytes()?,
-            }),
+            })),
             DataType::ALLOC_INHERIT => Value::AllocInherit(self.u8()?),
             DataType::POINTER => {
                 self.u8()?;
@@ -1693,7 +1765,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     fn f32_text(&mut self) -> Result<f32> {
         Ok(self
             .float_text()?
-            .map(|t| parse_strtof(&t.0))
+            .map(|t| parse_strtof(&t[..]))
             .unwrap_or(0.0))
     }
     fn disk_stats(&mut self) -> Result<DiskStats> {
@@ -1720,7 +1792,7 @@ impl<'a, O: Observer> Dec<'a, O> {
 
     /// REGEX: preg framing with no bfrops length (`raw:...\0`, `blob:\0component=..:\0size=N:\0` + N bytes,
     /// and in 4.2.x `pmix[...]\0`).
-    fn regex(&mut self) -> Result<Vec<u8>> {
+    fn regex(&mut self) -> Result<Bytes> {
         let at = self.at();
         let rest = self.r.rest();
         let cstr_len = |b: &[u8]| b.iter().position(|c| *c == 0);
@@ -1752,7 +1824,8 @@ impl<'a, O: Observer> Dec<'a, O> {
                     "regex blob larger than the input",
                 ));
             }
-            return Ok(self.take(off + digits)?.to_vec());
+            let b = self.take(off + digits)?;
+            return Ok(self.share(b));
         }
         let framed = rest.starts_with(b"raw:")
             || (self.rel.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
@@ -1767,7 +1840,8 @@ impl<'a, O: Observer> Dec<'a, O> {
                     "unterminated regex",
                 )
             })?;
-            return Ok(self.take(n + 1)?.to_vec());
+            let b = self.take(n + 1)?;
+            return Ok(self.share(b));
         }
         // No preg module claims it: OpenPMIx falls back to a whole unpack of one STRING
         // through its own peer's module, which refuses a buffer of another kind than its
@@ -1903,7 +1977,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let at = self.at();
         let ninfo = self.named("ninfo").size()?;
         let ninfo = self.count_check(ninfo, at, "APP ninfo")?;
-        let mut info = Vec::with_capacity(self.reserve_hint(ninfo));
+        let mut info = self.with_room(ninfo);
         self.enter(Seg::Name("info"));
         for i in 0..ninfo {
             self.enter(Seg::Index(i));
@@ -2176,7 +2250,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                         ),
                     ));
                 }
-                self.one(ty)
+                self.one_hot(ty)
             }
         }
     }
@@ -2242,18 +2316,6 @@ fn first_nul(b: &[u8]) -> usize {
         .iter()
         .position(|c| *c == 0)
         .unwrap_or(chunks.remainder().len())
-}
-
-/// Overwrite `dst` with `src`, keeping `dst`'s allocation when it is large enough.
-#[inline]
-fn set_bytes(dst: &mut Vec<u8>, src: &[u8]) {
-    if dst.len() == src.len() {
-        // the common case when reusing: no capacity check, no length update
-        dst.copy_from_slice(src);
-    } else {
-        dst.clear();
-        dst.extend_from_slice(src);
-    }
 }
 
 #[cfg(test)]

@@ -31,10 +31,10 @@ fn fail(status: Status, reason: impl Into<String>) -> Error {
 pub(crate) fn size_hint(items: &[Item]) -> usize {
     fn value(v: &Value) -> usize {
         match v {
-            Value::Proc(p) => p.nspace.0.len() + 14,
-            Value::String(Some(t)) => t.0.len() + 6,
+            Value::Proc(p) => p.nspace[..].len() + 14,
+            Value::String(Some(t)) => t[..].len() + 6,
             Value::ByteObject(b) => b.len() + 12,
-            Value::Info(i) => i.key.0.len() + 16 + value(&i.value),
+            Value::Info(i) => i.key[..].len() + 16 + value(&i.value),
             Value::DataArray(d) => 16 + d.values.iter().map(value).sum::<usize>(),
             _ => 10,
         }
@@ -220,7 +220,7 @@ impl Enc {
     }
     #[inline]
     fn text(&mut self, t: &NullableText) -> Result<()> {
-        self.string(t.as_ref().map(|t| t.0.as_slice()))
+        self.string(t.as_ref().map(|t| t.as_bytes()))
     }
     #[inline]
     fn bytes_sized(&mut self, b: &[u8]) {
@@ -241,7 +241,7 @@ impl Enc {
     }
     #[inline]
     fn proc(&mut self, p: &Proc) -> Result<()> {
-        self.string(Some(&p.nspace.0))?;
+        self.string(Some(&p.nspace[..]))?;
         self.proc_rank(p.rank);
         Ok(())
     }
@@ -445,7 +445,7 @@ impl Enc {
                 }
                 DataType::BYTE_OBJECT => {
                     let payloads = vals.iter().map(|v| match v {
-                        Value::ByteObject(b) => Some(b.as_slice()),
+                        Value::ByteObject(b) => Some(&b[..]),
                         _ => None,
                     });
                     if !self.byte_objects(payloads) {
@@ -491,7 +491,7 @@ impl Enc {
     #[inline(never)]
     fn pdata(&mut self, p: &Pdata) -> Result<()> {
         self.proc(&p.proc)?;
-        self.string(Some(&p.key.0))?;
+        self.string(Some(&p.key[..]))?;
         self.value_type(p.value.data_type());
         self.value_payload(&p.value)
     }
@@ -637,7 +637,7 @@ impl Enc {
             Value::Coord(c) => self.coord(c),
             Value::Regattr(r) => {
                 self.text(&r.name)?;
-                self.string(Some(&r.key.0))?;
+                self.string(Some(&r.key[..]))?;
                 self.u16(r.ty);
                 self.i32(r.description.len() as i32);
                 for d in &r.description {
@@ -691,7 +691,7 @@ impl Enc {
             | Value::StorMedium(x)
             | Value::StorAccess(x)
             | Value::StorPersist(x) => self.u64(*x),
-            Value::ProcNspace(n) => self.string(Some(&n.0))?,
+            Value::ProcNspace(n) => self.string(Some(&n[..]))?,
             Value::ProcStats(p) => {
                 self.text(&p.node)?;
                 self.proc(&p.proc)?;
@@ -727,11 +727,11 @@ impl Enc {
                 self.timeval(&n.sample_time);
                 self.size(n.diskstats.len() as u64);
                 for d in &n.diskstats {
-                    self.one(&Value::DiskStats(d.clone()))?;
+                    self.one(&Value::DiskStats(Box::new(d.clone())))?;
                 }
                 self.size(n.netstats.len() as u64);
                 for d in &n.netstats {
-                    self.one(&Value::NetStats(d.clone()))?;
+                    self.one(&Value::NetStats(Box::new(d.clone())))?;
                 }
             }
             Value::Device(d) => {
@@ -788,7 +788,7 @@ impl Enc {
     }
 
     fn info(&mut self, i: &Info) -> Result<()> {
-        self.string(Some(&i.key.0))?;
+        self.string(Some(&i.key[..]))?;
         if self.fam != Family::Legacy12 {
             self.u32(i.flags);
         }
@@ -828,7 +828,7 @@ impl Enc {
 
     /// The base-driver INFO layout, used by v20's INFO_ARRAY packer.
     fn base_info(&mut self, i: &Info) -> Result<()> {
-        self.string(Some(&i.key.0))?;
+        self.string(Some(&i.key[..]))?;
         self.u32(i.flags);
         self.tag(i.value.data_type());
         // The base pack_val calls v20's registered packers directly, not through

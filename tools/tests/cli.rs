@@ -109,7 +109,7 @@ fn sets(comp: Component) -> Vec<(&'static str, Vec<Item>)> {
     if comp != Component::V12 {
         misc.push(Item::one(samples(DataType::QUERY, comp, rel)[0].clone()));
     }
-    misc.push(Item::one(Value::ByteObject(vec![1, 2, 3])));
+    misc.push(Item::one(Value::ByteObject(vec![1, 2, 3].into())));
     misc.push(Item::new(
         DataType::STRING,
         vec![
