@@ -4,6 +4,7 @@ use crate::component::{BufferKind, Component, Family, FlexTail, Release};
 use crate::encode::MAX_ARRAY_DEPTH;
 use crate::error::{Error, Result};
 use crate::float::{parse_strtod, parse_strtof};
+use crate::observe::{Enc, Field, Meaning, Observer, Path, Quiet, Seg, TagRole};
 use crate::quirks;
 use crate::status::Status;
 use crate::types::DataType;
@@ -23,7 +24,7 @@ pub struct DecodeOptions {
     pub as_written: bool,
 }
 
-pub(crate) struct Dec<'a> {
+pub(crate) struct Dec<'a, O: Observer = Quiet> {
     pub r: Reader<'a>,
     /// The input as shared memory, when there is one: strings and byte payloads are then
     /// slices of it (no copy); otherwise they are copied out of the borrowed input.
@@ -46,6 +47,14 @@ pub(crate) struct Dec<'a> {
     /// run (quirk P1), so the budget is shared by the whole decode - the input's length
     /// plus [`POINTER_SLACK`] - and many short runs cannot multiply it.
     pointer_budget: u64,
+    /// Who hears what is read ([`Quiet`] on the plain API: nothing below runs for it).
+    obs: O,
+    /// The observer's path: the structures open around the current read.
+    path: Vec<Seg>,
+    /// How many steps of `path` each open structure took (a pending name opens with it).
+    frames: Vec<u8>,
+    /// The name of the next field, given by the structure about to read it.
+    pending: Option<Seg>,
     /// Bytes of room this decode may still reserve ahead of decoding (`Dec::make_room`).
     reserve_budget: usize,
 }
@@ -66,7 +75,7 @@ fn err(status: Status, at: usize, reason: impl Into<String>) -> Error {
     Error::new(status, at, reason)
 }
 
-impl<'a> Dec<'a> {
+impl<'a> Dec<'a, Quiet> {
     pub fn new(
         bytes: &'a [u8],
         comp: Component,
@@ -89,6 +98,10 @@ impl<'a> Dec<'a> {
             query_depth: 0,
             pointer_budget: bytes.len() as u64 + POINTER_SLACK,
             reserve_budget: bytes.len().saturating_mul(RESERVE_PER_INPUT_BYTE),
+            obs: Quiet,
+            path: Vec::new(),
+            frames: Vec::new(),
+            pending: None,
         }
     }
 
@@ -103,6 +116,196 @@ impl<'a> Dec<'a> {
         let mut d = Dec::new(src, comp, kind, rel, opts);
         d.src = Some(src);
         d
+    }
+}
+
+impl<'a, O: Observer> Dec<'a, O> {
+    /// The same decoder, reporting to `obs` from here on.
+    pub fn observed<P: Observer>(self, obs: P) -> Dec<'a, P> {
+        Dec {
+            r: self.r,
+            src: self.src,
+            fam: self.fam,
+            comp: self.comp,
+            rel: self.rel,
+            desc: self.desc,
+            depth: self.depth,
+            opts: self.opts,
+            array_int: self.array_int,
+            int_tail: self.int_tail,
+            info_depth: self.info_depth,
+            query_depth: self.query_depth,
+            pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
+            obs,
+            path: self.path,
+            frames: self.frames,
+            pending: self.pending,
+        }
+    }
+
+    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
+    /// again from here.
+    pub fn snapshot(&self) -> Dec<'a, Quiet> {
+        self.probe()
+    }
+
+    /// A silent copy of this decoder at the same place, to look ahead.
+    #[inline]
+    fn probe(&self) -> Dec<'a, Quiet> {
+        Dec {
+            r: self.r.clone(),
+            src: self.src,
+            fam: self.fam,
+            comp: self.comp,
+            rel: self.rel,
+            desc: self.desc,
+            depth: self.depth,
+            opts: self.opts,
+            array_int: self.array_int,
+            int_tail: self.int_tail,
+            info_depth: self.info_depth,
+            query_depth: self.query_depth,
+            pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
+            obs: Quiet,
+            path: Vec::new(),
+            frames: Vec::new(),
+            pending: None,
+        }
+    }
+
+    // ---- the observer's view (all of it compiles away for `Quiet`) --------------------
+
+    /// Where a field starts, for [`Dec::emit`].
+    #[inline(always)]
+    fn mark(&self) -> usize {
+        if O::ACTIVE && O::FIELDS {
+            self.r.offset()
+        } else {
+            0
+        }
+    }
+    /// Report the bytes from `at` to the cursor as one field.
+    #[inline(always)]
+    fn emit(&mut self, at: usize, meaning: Meaning<'_>) {
+        if O::ACTIVE && O::FIELDS {
+            self.emit_field(at, meaning);
+        } else if O::ACTIVE {
+            self.forget_name(meaning);
+        }
+    }
+    /// What [`Dec::emit_field`] does to the pending name, without the report.
+    #[inline(never)]
+    fn forget_name(&mut self, meaning: Meaning<'_>) {
+        if !keeps_name(&meaning) {
+            self.pending = None;
+        }
+    }
+    #[inline(never)]
+    fn emit_field(&mut self, at: usize, meaning: Meaning<'_>) {
+        let keep = keeps_name(&meaning);
+        let named = if keep {
+            self.pending
+        } else {
+            self.pending.take()
+        };
+        if let Some(seg) = named {
+            self.path.push(seg);
+        }
+        let field = Field {
+            offset: at,
+            len: self.r.offset() - at,
+            path: Path(&self.path),
+            meaning,
+        };
+        self.obs.field(&field);
+        if named.is_some() {
+            self.path.pop();
+        }
+    }
+    /// Name the next field (or structure).
+    #[inline(always)]
+    fn name(&mut self, seg: Seg) {
+        if O::ACTIVE {
+            self.pending = Some(seg);
+        }
+    }
+    /// Name the next field.
+    #[inline(always)]
+    fn named(&mut self, name: &'static str) -> &mut Self {
+        self.name(Seg::Name(name));
+        self
+    }
+    /// Read a structure-valued field `name` with `read`.
+    #[inline(always)]
+    fn within<T>(&mut self, name: &'static str, read: fn(&mut Self) -> Result<T>) -> Result<T> {
+        self.enter(Seg::Name(name));
+        let v = read(self)?;
+        self.leave();
+        Ok(v)
+    }
+    /// Report a note (a field of no bytes) at the current place.
+    #[inline(always)]
+    fn note(&mut self, text: &'static str) {
+        self.emit(self.mark(), Meaning::Note(text));
+    }
+    /// Forget the pending name (its field has no bytes).
+    #[inline(always)]
+    fn unname(&mut self) {
+        if O::ACTIVE {
+            self.pending = None;
+        }
+    }
+    /// Open a structure (after the pending name, which opens first around it).
+    #[inline(always)]
+    fn enter(&mut self, seg: Seg) {
+        if O::ACTIVE {
+            self.enter_path(seg);
+        }
+    }
+    #[inline(never)]
+    fn enter_path(&mut self, seg: Seg) {
+        let at = self.r.offset();
+        let mut segs = 1;
+        if let Some(name) = self.pending.take() {
+            self.path.push(name);
+            self.obs.open(at, Path(&self.path));
+            segs = 2;
+        }
+        self.path.push(seg);
+        self.obs.open(at, Path(&self.path));
+        self.frames.push(segs);
+    }
+    /// Close the innermost structure: only after success (on failure the path stays
+    /// where decoding stopped, for the error).
+    #[inline(always)]
+    fn leave(&mut self) {
+        if O::ACTIVE {
+            self.leave_path();
+        }
+    }
+    #[inline(never)]
+    fn leave_path(&mut self) {
+        self.pending = None;
+        let at = self.r.offset();
+        for _ in 0..self.frames.pop().unwrap_or(0) {
+            self.obs.close(at, Path(&self.path));
+            self.path.pop();
+        }
+    }
+    /// Where decoding is now: the open structures and the field being read.
+    pub fn where_now(&self) -> Vec<Seg> {
+        let mut p = self.path.clone();
+        p.extend(self.pending);
+        p
+    }
+    /// Report a failure at the current place.
+    pub fn report_failure(&mut self, e: &Error) {
+        if O::ACTIVE {
+            let p = self.where_now();
+            self.obs.fail(e, Path(&p));
+        }
     }
 
     /// `b` (a slice of the input) as [`Bytes`]: shared with the input when it is shared
@@ -165,7 +368,15 @@ impl<'a> Dec<'a> {
 
     #[inline]
     fn u8(&mut self) -> Result<u8> {
-        self.r.u8()
+        let at = self.mark();
+        let v = self.r.u8()?;
+        self.emit_int(at, v as i128, Enc::Byte);
+        Ok(v)
+    }
+    /// Report an integer field.
+    #[inline(always)]
+    fn emit_int(&mut self, at: usize, value: i128, enc: Enc) {
+        self.emit(at, Meaning::Int { value, enc });
     }
     /// A flex integer. An empty region is -50 when an integer unpack call begins there,
     /// but 4.2.x over-reads (-63) when it is the second or later value of one call (quirk R1).
@@ -193,73 +404,148 @@ impl<'a> Dec<'a> {
     }
     #[inline(always)]
     fn u16(&mut self) -> Result<u16> {
-        match self.fam {
-            Family::Modern => Ok(self.flex(2)? as u16),
-            _ => self.r.be16(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(2)? as u16, Enc::Flex),
+            _ => (self.r.be16()?, Enc::Be16),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i16(&mut self) -> Result<i16> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(2)?) as i16),
-            _ => Ok(self.r.be16()? as i16),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => {
+                let u = self.flex(2)?;
+                (unzigzag(u) as i16, Enc::Zigzag(u))
+            }
+            _ => (self.r.be16()? as i16, Enc::Be16),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn u32(&mut self) -> Result<u32> {
-        match self.fam {
-            Family::Modern => Ok(self.flex(4)? as u32),
-            _ => self.r.be32(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(4)? as u32, Enc::Flex),
+            _ => (self.r.be32()?, Enc::Be32),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i32(&mut self) -> Result<i32> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(4)?) as i32),
-            _ => Ok(self.r.be32()? as i32),
-        }
+        let at = self.mark();
+        let (v, enc) = self.i32_enc()?;
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
+    }
+    /// An INT32 and how it was encoded, not reported.
+    #[inline(always)]
+    fn i32_enc(&mut self) -> Result<(i32, Enc)> {
+        Ok(match self.fam {
+            Family::Modern => {
+                let u = self.flex(4)?;
+                (unzigzag(u) as i32, Enc::Zigzag(u))
+            }
+            _ => (self.r.be32()? as i32, Enc::Be32),
+        })
     }
     #[inline(always)]
     fn u64(&mut self) -> Result<u64> {
-        match self.fam {
-            Family::Modern => self.flex(8),
-            _ => self.r.be64(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(8)?, Enc::Flex),
+            _ => (self.r.be64()?, Enc::Be64),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i64(&mut self) -> Result<i64> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(8)?)),
-            _ => Ok(self.r.be64()? as i64),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => {
+                let u = self.flex(8)?;
+                (unzigzag(u), Enc::Zigzag(u))
+            }
+            _ => (self.r.be64()? as i64, Enc::Be64),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
+    }
+    /// A bare big-endian u16, reported.
+    fn be16(&mut self) -> Result<u16> {
+        let at = self.mark();
+        let v = self.r.be16()?;
+        self.emit_int(at, v as i128, Enc::Be16);
+        Ok(v)
+    }
+    /// A bare big-endian u32, reported.
+    fn be32(&mut self) -> Result<u32> {
+        let at = self.mark();
+        let v = self.r.be32()?;
+        self.emit_int(at, v as i128, Enc::Be32);
+        Ok(v)
+    }
+    /// A bare big-endian u64, reported.
+    fn be64(&mut self) -> Result<u64> {
+        let at = self.mark();
+        let v = self.r.be64()?;
+        self.emit_int(at, v as i128, Enc::Be64);
+        Ok(v)
+    }
+    /// `n` raw bytes, reported as one field.
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let at = self.mark();
+        let b = self.r.take(n)?;
+        self.emit(at, Meaning::Bytes);
+        Ok(b)
     }
 
-    /// A data-type tag in the family's encoding.
+    /// A data-type tag in the family's encoding, carried as data (a value's type).
     #[inline]
     pub fn tag(&mut self) -> Result<DataType> {
-        match self.fam {
+        self.tag_as(TagRole::Type)
+    }
+
+    /// A data-type tag in the family's encoding, reported as a tag for `role`.
+    #[inline]
+    fn tag_as(&mut self, role: TagRole) -> Result<DataType> {
+        let at = self.mark();
+        let (ty, enc) = self.tag_enc()?;
+        self.emit(at, Meaning::Tag { ty, role, enc });
+        Ok(ty)
+    }
+
+    #[inline]
+    fn tag_enc(&mut self) -> Result<(DataType, Enc)> {
+        Ok(match self.fam {
             Family::Legacy12 => {
                 let at = self.at();
                 let v = self.r.be32()? as i32;
                 if !(0..=65535).contains(&v) {
+                    self.emit_int(at, v as i128, Enc::Be32);
                     return Err(err(
                         Status::ERR_UNKNOWN_DATA_TYPE,
                         at,
                         format!("v12 type number {v} out of range"),
                     ));
                 }
-                Ok(quirks::v12_read_type(v as u16))
+                (quirks::v12_read_type(v as u16), Enc::Be32)
             }
-            Family::Legacy20 | Family::Converged => Ok(DataType(self.r.be16()?)),
-            Family::Modern => Ok(DataType(self.flex(2)? as u16)),
-        }
+            Family::Legacy20 | Family::Converged => (DataType(self.r.be16()?), Enc::Be16),
+            Family::Modern => (DataType(self.flex(2)? as u16), Enc::Flex),
+        })
     }
 
     /// v12/v20's nested described-mode tag: read it and check it names `ty`.
     fn legacy_desc(&mut self, ty: DataType) -> Result<()> {
         if self.desc && self.legacy() {
             let at = self.at();
-            let got = self.tag()?;
+            let got = self.tag_as(TagRole::Described)?;
             let want = match self.fam {
                 // v12 compares the 1.x-mapped tag it read with the type it was asked for,
                 // so a PROC (written as 22, read as INFO_ARRAY) never matches (quirk L1).
@@ -282,7 +568,7 @@ impl<'a> Dec<'a> {
     /// tag): once per call or DATA_ARRAY payload (quirk D2).
     fn int_tag(&mut self, native: DataType) -> Result<DataType> {
         let at = self.at();
-        let remote = self.tag()?;
+        let remote = self.tag_as(TagRole::IntTag)?;
         match remote {
             DataType::INT8
             | DataType::UINT8
@@ -369,11 +655,13 @@ impl<'a> Dec<'a> {
 
     fn string_slice(&mut self) -> Result<Option<&'a [u8]>> {
         let at = self.at();
-        let len = self.i32()?;
+        let (len, enc) = self.i32_enc()?;
+        self.emit(at, Meaning::StringLength { len, enc });
         if self.fam == Family::Legacy12 {
             self.taint_limit(len, at, "string length")?;
         }
         if len == 0 || (len < 0 && self.rel.profile().negative_string_is_null) {
+            self.unname();
             return Ok(None);
         }
         if len < 0 {
@@ -383,6 +671,7 @@ impl<'a> Dec<'a> {
                 format!("negative string length {len} (4.2.2 passes it to malloc)"),
             ));
         }
+        let body_at = self.mark();
         let body = self.r.take(len as usize)?;
         // Master forces the last byte to NUL; 4.2.2 keeps it. A C reader stops at the first NUL.
         let body = if self.rel.profile().string_forces_nul {
@@ -390,7 +679,9 @@ impl<'a> Dec<'a> {
         } else {
             body
         };
-        Ok(Some(&body[..first_nul(body)]))
+        let text = &body[..first_nul(body)];
+        self.emit(body_at, Meaning::Text { text });
+        Ok(Some(text))
     }
     /// A nullable C string.
     fn string(&mut self) -> Result<NullableText> {
@@ -425,7 +716,7 @@ impl<'a> Dec<'a> {
     /// SIZE-prefixed bytes, borrowed from the input.
     #[inline]
     fn sized_slice(&mut self) -> Result<&'a [u8]> {
-        if let Some((h, n)) = self.short_sized() {
+        if let Some((h, n)) = self.short_sized_quiet() {
             let s = self.r.take(h + n)?;
             return Ok(&s[h..]);
         }
@@ -453,10 +744,22 @@ impl<'a> Dec<'a> {
         };
         (n <= (rest.len() - h) as u64).then_some((h, n as usize))
     }
+    /// [`Dec::short_sized`] where nobody observes (an observer hears the general path).
+    #[inline(always)]
+    fn short_sized_quiet(&self) -> Option<(usize, usize)> {
+        if O::ACTIVE {
+            None
+        } else {
+            self.short_sized()
+        }
+    }
     #[inline(never)]
     fn sized_slice_general(&mut self) -> Result<&'a [u8]> {
         let at = self.at();
+        // The SIZE prefix and the payload are reported under the same name.
+        let name = self.pending;
         let n = self.size()?;
+        self.pending = name;
         if n > self.r.remaining() as u64 {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
@@ -464,7 +767,7 @@ impl<'a> Dec<'a> {
                 format!("{n} bytes claimed, {} left", self.r.remaining()),
             ));
         }
-        self.r.take(n as usize)
+        self.take(n as usize)
     }
     fn sized_bytes(&mut self) -> Result<Bytes> {
         let b = self.sized_slice()?;
@@ -526,27 +829,35 @@ impl<'a> Dec<'a> {
     }
     #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
+        self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
+        self.name(Seg::Name("rank"));
         let rank = self.proc_rank()?;
         Ok(Proc { nspace, rank })
     }
     /// [`Dec::proc`] into `p`, reusing its memory.
     #[inline(never)]
     fn proc_into(&mut self, p: &mut Proc) -> Result<()> {
+        self.name(Seg::Name("nspace"));
         self.required_string_into("namespace", 255, &mut p.nspace)?;
+        self.name(Seg::Name("rank"));
         p.rank = self.proc_rank()?;
         Ok(())
     }
     fn timeval(&mut self) -> Result<Timeval> {
         // Both halves are one INT64 unpack call of two values (quirk R1 for the second).
+        self.name(Seg::Name("sec"));
         let sec = self.i64()?;
         let was = std::mem::replace(&mut self.int_tail, true);
+        self.name(Seg::Name("usec"));
         let usec = self.i64();
         self.int_tail = was;
         Ok(Timeval { sec, usec: usec? })
     }
     fn coord(&mut self) -> Result<Coord> {
-        let view = self.u8()?;
+        self.name(Seg::Name("view"));
+        let view = self.named("view").u8()?;
+        self.name(Seg::Name("dims"));
         let n = self.size()?;
         // No early count check: C allocates `dims` and fails while reading (-50 at the
         // first coordinate, -63 in 4.2.x at a later one); capacity stays bounded by the input.
@@ -554,6 +865,7 @@ impl<'a> Dec<'a> {
         let mut coord = self.with_room(n);
         for i in 0..n {
             self.int_tail = i > 0;
+            self.name(Seg::Index(i));
             let c = self.u32();
             self.int_tail = false;
             coord.push(c?);
@@ -562,7 +874,8 @@ impl<'a> Dec<'a> {
     }
     fn texts(&mut self, n: usize) -> Result<Vec<NullableText>> {
         let mut v = self.with_room(n);
-        for _ in 0..n {
+        for i in 0..n {
+            self.name(Seg::Index(i));
             v.push(self.string()?);
         }
         Ok(v)
@@ -574,8 +887,10 @@ impl<'a> Dec<'a> {
         let mut v = self.with_room(n);
         for i in 0..n {
             let at = self.at();
+            self.name(Seg::Index(i));
             let s = self.string()?;
             if s.is_none() && self.as_read() {
+                self.name(Seg::Index(i));
                 return Err(err(
                     Status::ERROR,
                     at,
@@ -604,15 +919,19 @@ impl<'a> Dec<'a> {
         capacity: usize,
         values: &mut Vec<Value>,
     ) -> Result<()> {
+        self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
-        Self::call_capacity(n, capacity, count_at)
+        Self::call_capacity(n, capacity, count_at)?;
+        self.leave();
+        Ok(())
     }
 
     /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
     /// [`Dec::unpack_call_into`] without a copy. On error `out` holds garbage.
     pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
         let ty = DataType::BYTE_OBJECT;
+        self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.buffer_prologue(ty, count_at)?;
         // `values(BYTE_OBJECT, n)`: in every family one `leaf`, i.e. one SIZE-prefixed slice,
@@ -620,16 +939,19 @@ impl<'a> Dec<'a> {
         let take = n.min(capacity);
         out.clear();
         self.make_room(out, take);
-        for _ in 0..take {
+        for i in 0..take {
+            self.name(Seg::Index(i));
             // `sized_slice`, its fast path inline
-            let (s, stride) = match self.short_sized() {
+            let (s, stride) = match self.short_sized_quiet() {
                 Some((h, n)) => (&self.r.take(h + n)?[h..], h + n),
                 None => (self.sized_slice_general()?, 0),
             };
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
-        Self::call_capacity(n, capacity, count_at)
+        Self::call_capacity(n, capacity, count_at)?;
+        self.leave();
+        Ok(())
     }
 
     /// A call's described-mode count tag and count: (values sent, where the count is).
@@ -647,7 +969,7 @@ impl<'a> Dec<'a> {
         }
         if self.desc {
             let at = self.at();
-            let t = self.tag()?;
+            let t = self.tag_as(TagRole::CountTag)?;
             if t != DataType::INT32 {
                 return Err(err(
                     Status::ERR_UNPACK_FAILURE,
@@ -657,6 +979,7 @@ impl<'a> Dec<'a> {
             }
         }
         let count_at = self.at();
+        self.name(Seg::Name("count"));
         let count = self.i32()?;
         if count < 0 && self.negative_count_fails(ty)? {
             return Err(err(
@@ -679,10 +1002,7 @@ impl<'a> Dec<'a> {
             // the unknown type is refused first (-16)
             return Ok(false);
         }
-        let mut probe = Dec {
-            r: self.r.clone(),
-            ..*self
-        };
+        let mut probe = self.probe();
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             probe.check_buffer_tag(ty)?;
             let remote = probe.int_tag(ty)?;
@@ -709,10 +1029,7 @@ impl<'a> Dec<'a> {
 
     /// Read the described-mode type of the next record without consuming anything.
     pub fn peek_described_type(&self) -> Result<DataType> {
-        let mut probe = Dec {
-            r: self.r.clone(),
-            ..*self
-        };
+        let mut probe = self.probe();
         let at = probe.at();
         let t = probe.tag()?;
         if t != DataType::INT32 {
@@ -786,8 +1103,10 @@ impl<'a> Dec<'a> {
         if ty == DataType::BYTE_OBJECT {
             self.byte_objects_into(out)?;
         } else {
-            for slot in out.iter_mut() {
+            for (i, slot) in out.iter_mut().enumerate() {
+                self.enter(Seg::Index(i));
                 self.one_into(ty, slot)?;
+                self.leave();
             }
         }
         self.push_fresh(ty, n - reuse, out)
@@ -796,11 +1115,12 @@ impl<'a> Dec<'a> {
     /// `one_into(BYTE_OBJECT, slot)` for every slot of `out`, the common case inline.
     #[inline(never)]
     fn byte_objects_into(&mut self, out: &mut [Value]) -> Result<()> {
-        for slot in out {
+        for (i, slot) in out.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             match slot {
                 Value::ByteObject(b) => {
                     // `sized_slice`, its fast path inline
-                    let s = match self.short_sized() {
+                    let s = match self.short_sized_quiet() {
                         Some((h, n)) => &self.r.take(h + n)?[h..],
                         None => self.sized_slice_general()?,
                     };
@@ -815,9 +1135,12 @@ impl<'a> Dec<'a> {
     /// Decode `n` more values of `ty` onto `out`.
     #[inline(never)]
     fn push_fresh(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
+        let first = out.len();
         self.make_room(out, n);
-        for _ in 0..n {
+        for i in 0..n {
+            self.enter(Seg::Index(first + i));
             let v = self.one_hot(ty)?;
+            self.leave();
             out.push(v);
         }
         Ok(())
@@ -895,7 +1218,7 @@ impl<'a> Dec<'a> {
     fn check_buffer_tag(&mut self, ty: DataType) -> Result<()> {
         if self.desc {
             let at = self.at();
-            let got = self.tag()?;
+            let got = self.tag_as(TagRole::CallType)?;
             let want = match self.fam {
                 Family::Legacy20 if ty == DataType::COMMAND => DataType::UINT32,
                 // v12 compares the 1.x-mapped tag it read with the type it was asked for,
@@ -935,6 +1258,7 @@ impl<'a> Dec<'a> {
                 ));
             }
             (_, DataType::POINTER) => {
+                self.name(Seg::Name("sentinel"));
                 self.u8()?;
                 // Bounded: one sentinel byte stands for the whole call (quirk P1).
                 if !self.spend_pointers(n as u64) {
@@ -956,10 +1280,14 @@ impl<'a> Dec<'a> {
             let mut res = Ok(());
             for i in 0..n {
                 self.int_tail = i > 0 && self.fam == Family::Modern;
+                self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
                 match v {
-                    Ok(v) => out.push(v),
+                    Ok(v) => {
+                        self.leave();
+                        out.push(v)
+                    }
                     Err(e) => {
                         res = Err(e);
                         break;
@@ -973,14 +1301,19 @@ impl<'a> Dec<'a> {
         if self.fam == Family::Modern && quirks::modern_int_array(ty) {
             for i in 0..n {
                 self.int_tail = i > 0;
+                self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
                 out.push(v?);
+                self.leave();
             }
             return Ok(out);
         }
-        for _ in 0..n {
-            out.push(self.one(ty)?);
+        for i in 0..n {
+            self.enter(Seg::Index(i));
+            let v = self.one(ty)?;
+            self.leave();
+            out.push(v);
         }
         Ok(out)
     }
@@ -994,11 +1327,7 @@ impl<'a> Dec<'a> {
             DataType::APP => Value::App(Box::new(self.app()?)),
             DataType::INFO => Value::Info(Box::new(self.info()?)),
             DataType::PDATA => self.pdata()?,
-            DataType::KVAL => {
-                let key = self.string()?;
-                let value = self.value()?;
-                Value::Kval(Box::new(Kval { key, value }))
-            }
+            DataType::KVAL => self.kval()?,
             DataType::DATA_ARRAY => Value::DataArray(Box::new(self.darray()?)),
             DataType::QUERY => self.query(at)?,
             DataType::INFO_ARRAY => self.info_array(at)?,
@@ -1007,16 +1336,32 @@ impl<'a> Dec<'a> {
     }
 
     #[inline(never)]
+    fn kval(&mut self) -> Result<Value> {
+        self.name(Seg::Name("key"));
+        let key = self.string()?;
+        self.enter(Seg::Name("value"));
+        let value = self.value()?;
+        self.leave();
+        Ok(Value::Kval(Box::new(Kval { key, value })))
+    }
+
+    #[inline(never)]
     fn pdata(&mut self) -> Result<Value> {
-        let proc = self.proc()?;
+        let proc = self.within("proc", Self::proc)?;
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
+        self.enter(Seg::Type(vt));
         let value = self.value_payload(vt)?;
+        self.leave();
+        self.leave();
         Ok(Value::Pdata(Box::new(Pdata { proc, key, value })))
     }
 
     #[inline(never)]
     fn query(&mut self, at: usize) -> Result<Value> {
+        self.name(Seg::Name("nkeys"));
         let n = self.i32()?;
         self.taint_limit(n, at, "QUERY nkeys")?;
         let n = if n > 0 {
@@ -1024,8 +1369,11 @@ impl<'a> Dec<'a> {
         } else {
             0
         };
+        self.enter(Seg::Name("keys"));
         let keys = self.texts(n)?;
+        self.leave();
         let qat = self.at();
+        self.name(Seg::Name("nqual"));
         let nq = self.size()?;
         let nq = self.count_check(nq, qat, "QUERY qualifiers")?;
         // OpenPMIx has no cap here either (a qualifier's VALUE may be a QUERY again, and its
@@ -1045,36 +1393,19 @@ impl<'a> Dec<'a> {
 
     fn query_qualifiers(&mut self, keys: Vec<NullableText>, nq: usize) -> Result<Value> {
         let mut qualifiers = self.with_room(nq);
-        for _ in 0..nq {
+        self.enter(Seg::Name("qualifiers"));
+        for i in 0..nq {
+            self.enter(Seg::Index(i));
             qualifiers.push(self.info()?);
+            self.leave();
         }
+        self.leave();
         Ok(Value::Query(Box::new(Query { keys, qualifiers })))
     }
 
     #[inline(never)]
     fn info_array(&mut self, at: usize) -> Result<Value> {
-        let n = if self.fam == Family::Legacy20
-            && !self.as_read()
-            && self
-                .rel
-                .profile()
-                .size_tagged(DataType::INFO_ARRAY, self.fam)
-        {
-            // As written by the base SIZE packer: the always-tag only (quirk L2).
-            let remote = self.tag()?;
-            self.int_of(remote)? as u64
-        } else if self.as_read()
-            && self
-                .rel
-                .profile()
-                .info_array_unpack_tagged_in
-                .contains(&self.fam)
-        {
-            // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
-            self.size()?
-        } else {
-            self.modex_size(DataType::INFO_ARRAY)?
-        };
+        let n = self.info_array_size()?;
         let n = self.count_check(n, at, "INFO_ARRAY")?;
         // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
         // DATA_ARRAY cap so that a hostile peer cannot overflow ours.
@@ -1091,14 +1422,47 @@ impl<'a> Dec<'a> {
         r
     }
 
+    /// An INFO_ARRAY's element count, in a frame of its own (off the recursion path).
+    #[inline(never)]
+    fn info_array_size(&mut self) -> Result<u64> {
+        self.name(Seg::Name("size"));
+        Ok(
+            if self.fam == Family::Legacy20
+                && !self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .size_tagged(DataType::INFO_ARRAY, self.fam)
+            {
+                // As written by the base SIZE packer: the always-tag only (quirk L2).
+                let remote = self.tag_as(TagRole::IntTag)?;
+                self.int_of(remote)? as u64
+            } else if self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .info_array_unpack_tagged_in
+                    .contains(&self.fam)
+            {
+                // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
+                self.size()?
+            } else {
+                self.modex_size(DataType::INFO_ARRAY)?
+            },
+        )
+    }
+
     fn info_array_elements(&mut self, n: usize) -> Result<Value> {
         if n > 0 && self.as_read() {
             // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
             // receiver then holds is each VALUE's struct over the key, whose C string is the
             // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
             let mut infos = self.with_room(n);
-            for _ in 0..n {
+            for i in 0..n {
+                self.enter(Seg::Index(i));
+                self.note("an INFO read as a VALUE by the receiver (quirk U11): its key is the type's bytes, no value");
                 let ty = self.value()?.data_type().0.to_le_bytes();
+                self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
                 infos.push(Info {
                     key: Text::from(key),
@@ -1109,12 +1473,14 @@ impl<'a> Dec<'a> {
             return Ok(Value::InfoArray(infos));
         }
         let mut infos = self.with_room(n);
-        for _ in 0..n {
+        for i in 0..n {
+            self.enter(Seg::Index(i));
             infos.push(if self.fam == Family::Legacy20 {
                 self.base_info()?
             } else {
                 self.info()?
             });
+            self.leave();
         }
         Ok(Value::InfoArray(infos))
     }
@@ -1162,7 +1528,7 @@ impl<'a> Dec<'a> {
                 let kind = if self.legacy() { 0 } else { self.u8()? };
                 Value::Buffer(Buffer {
                     kind,
-                    bytes: self.sized_bytes()?,
+                    bytes: self.named("bytes").sized_bytes()?,
                 })
             }
             DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
@@ -1170,9 +1536,9 @@ impl<'a> Dec<'a> {
             DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.sized_bytes()?),
             DataType::DATA_BUFFER => Value::DataBuffer(self.sized_bytes()?),
             DataType::MODEX => {
-                let n = self.modex_size(DataType::MODEX)?;
+                let n = self.named("size").modex_size(DataType::MODEX)?;
                 let n = self.count_check(n, at, "MODEX")?;
-                let b = self.r.take(n)?;
+                let b = self.named("blob").take(n)?;
                 Value::Modex(self.share(b))
             }
             DataType::PERSIST | DataType::SCOPE | DataType::DATA_RANGE => {
@@ -1193,17 +1559,17 @@ impl<'a> Dec<'a> {
             }),
             DataType::INFO_DIRECTIVES => Value::InfoDirectives(self.u32()?),
             DataType::DATA_TYPE => Value::DataType(DataType(match fam {
-                Family::Legacy12 => self.r.be32()? as u16,
+                Family::Legacy12 => self.be32()? as u16,
                 Family::Modern if !self.datatype_as_written() => self.i16()? as u16,
                 _ => self.u16()?,
             })),
             DataType::PROC_STATE => Value::ProcState(self.u8()?),
             DataType::PROC_INFO => {
-                let proc = self.proc()?;
-                let hostname = self.string()?;
-                let executable = self.string()?;
-                let pid = self.pid()?;
-                let state = self.u8()?;
+                let proc = self.within("proc", Self::proc)?;
+                let hostname = self.named("hostname").string()?;
+                let executable = self.named("executable").string()?;
+                let pid = self.named("pid").pid()?;
+                let state = self.named("state").u8()?;
                 Value::ProcInfo(Box::new(ProcInfo {
                     proc,
                     hostname,
@@ -1216,27 +1582,30 @@ impl<'a> Dec<'a> {
             DataType::ALLOC_DIRECTIVE => Value::AllocDirective(self.u8()?),
             DataType::IOF_CHANNEL => Value::IofChannel(self.u16()?),
             DataType::ENVAR => Value::Envar(Box::new(Envar {
-                name: self.string()?,
-                value: self.string()?,
-                separator: self.u8()?,
+                name: self.named("name").string()?,
+                value: self.named("value").string()?,
+                separator: self.named("separator").u8()?,
             })),
             DataType::COORD => Value::Coord(self.coord()?),
             DataType::REGATTR => {
-                let name = self.string()?;
+                let name = self.named("name").string()?;
                 let key = self.required_string("key", 511)?;
+                self.name(Seg::Name("type"));
                 let t = if self.datatype_as_written() {
                     self.u16()?
                 } else {
                     self.i16()? as u16
                 };
                 let nat = self.at();
-                let nd = self.i32()?;
+                let nd = self.named("ndescriptions").i32()?;
                 let nd = if nd > 0 {
                     self.count_check(nd as u64, nat, "REGATTR descriptions")?
                 } else {
                     0
                 };
+                self.enter(Seg::Name("description"));
                 let description = self.texts(nd)?;
+                self.leave();
                 Value::Regattr(Box::new(Regattr {
                     name,
                     key,
@@ -1249,16 +1618,20 @@ impl<'a> Dec<'a> {
             DataType::LINK_STATE => Value::LinkState(self.u8()?),
             DataType::PROC_CPUSET => Value::ProcCpuset(self.string()?),
             DataType::GEOMETRY => {
-                let fabric = self.size()?;
-                let uuid = self.string()?;
-                let osname = self.string()?;
+                let fabric = self.named("fabric").size()?;
+                let uuid = self.named("uuid").string()?;
+                let osname = self.named("osname").string()?;
                 let cat = self.at();
-                let n = self.size()?;
+                let n = self.named("ncoords").size()?;
                 let n = self.count_check(n, cat, "GEOMETRY coordinates")?;
                 let mut coordinates = self.with_room(n);
-                for _ in 0..n {
+                self.enter(Seg::Name("coordinates"));
+                for i in 0..n {
+                    self.enter(Seg::Index(i));
                     coordinates.push(self.coord()?);
+                    self.leave();
                 }
+                self.leave();
                 Value::Geometry(Box::new(Geometry {
                     fabric,
                     uuid,
@@ -1267,16 +1640,16 @@ impl<'a> Dec<'a> {
                 }))
             }
             DataType::DEVICE_DIST => Value::DeviceDist(Box::new(DeviceDist {
-                uuid: self.string()?,
-                osname: self.string()?,
-                devtype: self.u64()?,
-                mindist: self.u16()?,
-                maxdist: self.u16()?,
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                devtype: self.named("devtype").u64()?,
+                mindist: self.named("mindist").u16()?,
+                maxdist: self.named("maxdist").u16()?,
             })),
             DataType::ENDPOINT => Value::Endpoint(Box::new(Endpoint {
-                uuid: self.string()?,
-                osname: self.string()?,
-                endpt: self.sized_bytes()?,
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                endpt: self.named("endpt").sized_bytes()?,
             })),
             DataType::TOPO => Value::Topo(self.string()?),
             DataType::DEVTYPE => Value::Devtype(self.u64()?),
@@ -1287,23 +1660,24 @@ impl<'a> Dec<'a> {
                 None => Text::default(),
             }),
             DataType::PROC_STATS => {
-                let node = self.string()?;
-                let proc = self.proc()?;
-                let pid = self.pid()?;
-                let cmd = self.string()?;
-                let state = self.u8()?;
-                let time = self.timeval()?;
-                let priority = self.i32()?;
-                let num_threads = self.i16()?;
-                let pss = self.f32_text()?;
-                let vsize = self.f32_text()?;
-                let rss = self.f32_text()?;
+                let node = self.named("node").string()?;
+                let proc = self.within("proc", Self::proc)?;
+                let pid = self.named("pid").pid()?;
+                let cmd = self.named("cmd").string()?;
+                let state = self.named("state").u8()?;
+                let time = self.within("time", Self::timeval)?;
+                let priority = self.named("priority").i32()?;
+                let num_threads = self.named("num_threads").i16()?;
+                let pss = self.named("pss").f32_text()?;
+                let vsize = self.named("vsize").f32_text()?;
+                let rss = self.named("rss").f32_text()?;
                 if self.rel.profile().proc_stats_reads_peak_vsize && self.as_read() {
                     // 4.2.x reads a peak_vsize its packer never wrote (quirk U10).
+                    self.name(Seg::Name("peak_vsize (read, never written: quirk U10)"));
                     self.f32_text()?;
                 }
-                let processor = self.i16()?;
-                let sample_time = self.timeval()?;
+                let processor = self.named("processor").i16()?;
+                let sample_time = self.within("sample_time", Self::timeval)?;
                 Value::ProcStats(Box::new(ProcStats {
                     node,
                     proc,
@@ -1323,25 +1697,30 @@ impl<'a> Dec<'a> {
             DataType::DISK_STATS => Value::DiskStats(Box::new(self.disk_stats()?)),
             DataType::NET_STATS => Value::NetStats(Box::new(self.net_stats()?)),
             DataType::NODE_STATS => {
-                let node = self.string()?;
+                let node = self.named("node").string()?;
                 let mut floats = [0f32; 11];
-                for f in floats.iter_mut() {
+                for (i, f) in floats.iter_mut().enumerate() {
+                    self.name(Seg::Name(NODE_FLOATS[i]));
                     *f = self.f32_text()?;
                 }
-                let sample_time = self.timeval()?;
+                let sample_time = self.within("sample_time", Self::timeval)?;
                 let dat = self.at();
-                let nd = self.size()?;
+                let nd = self.named("ndiskstats").size()?;
                 let nd = self.count_check(nd, dat, "NODE_STATS disks")?;
                 let mut diskstats = self.with_room(nd);
-                for _ in 0..nd {
-                    diskstats.push(self.disk_stats()?);
+                for i in 0..nd {
+                    self.enter(Seg::Index(i));
+                    diskstats.push(self.within("diskstats", Self::disk_stats)?);
+                    self.leave();
                 }
                 let nat = self.at();
-                let nn = self.size()?;
+                let nn = self.named("nnetstats").size()?;
                 let nn = self.count_check(nn, nat, "NODE_STATS nets")?;
                 let mut netstats = self.with_room(nn);
-                for _ in 0..nn {
-                    netstats.push(self.net_stats()?);
+                for i in 0..nn {
+                    self.enter(Seg::Index(i));
+                    netstats.push(self.within("netstats", Self::net_stats)?);
+                    self.leave();
                 }
                 Value::NodeStats(Box::new(NodeStats {
                     node,
@@ -1356,23 +1735,23 @@ impl<'a> Dec<'a> {
             DataType::STOR_PERSIST => Value::StorPersist(self.u64()?),
             DataType::STOR_ACCESS_TYPE => Value::StorAccessType(self.u16()?),
             DataType::DEVICE => Value::Device(Box::new(Device {
-                uuid: self.string()?,
-                osname: self.string()?,
-                devtype: self.u64()?,
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                devtype: self.named("devtype").u64()?,
             })),
             DataType::RESBLOCK_DIRECTIVE => Value::ResblockDirective(self.u8()?),
             DataType::RESOURCE_UNIT => Value::ResourceUnit(ResourceUnit {
-                devtype: self.u64()?,
-                count: self.size()?,
+                devtype: self.named("devtype").u64()?,
+                count: self.named("count").size()?,
             }),
             DataType::NODE_PID => Value::NodePid(Box::new(NodePid {
-                hostname: self.string()?,
-                nodeid: self.u32()?,
-                pid: self.pid()?,
+                hostname: self.named("hostname").string()?,
+                nodeid: self.named("nodeid").u32()?,
+                pid: self.named("pid").pid()?,
             })),
             DataType::REGEX2 => Value::Regex2(Box::new(Regex2 {
-                kind: self.string()?,
-                regex: self.sized_bytes()?,
+                kind: self.named("kind").string()?,
+                regex: self.named("regex").sized_bytes()?,
             })),
             DataType::ALLOC_INHERIT => Value::AllocInherit(self.u8()?),
             DataType::POINTER => {
@@ -1396,17 +1775,19 @@ impl<'a> Dec<'a> {
             .unwrap_or(0.0))
     }
     fn disk_stats(&mut self) -> Result<DiskStats> {
-        let disk = self.string()?;
+        let disk = self.named("disk").string()?;
         let mut counters = [0u64; 11];
-        for c in counters.iter_mut() {
+        for (i, c) in counters.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             *c = self.u64()?;
         }
         Ok(DiskStats { disk, counters })
     }
     fn net_stats(&mut self) -> Result<NetStats> {
-        let interface = self.string()?;
+        let interface = self.named("interface").string()?;
         let mut counters = [0u64; 6];
-        for c in counters.iter_mut() {
+        for (i, c) in counters.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             *c = self.u64()?;
         }
         Ok(NetStats {
@@ -1449,7 +1830,7 @@ impl<'a> Dec<'a> {
                     "regex blob larger than the input",
                 ));
             }
-            let b = self.r.take(off + digits)?;
+            let b = self.take(off + digits)?;
             return Ok(self.share(b));
         }
         let framed = rest.starts_with(b"raw:")
@@ -1465,7 +1846,7 @@ impl<'a> Dec<'a> {
                     "unterminated regex",
                 )
             })?;
-            let b = self.r.take(n + 1)?;
+            let b = self.take(n + 1)?;
             return Ok(self.share(b));
         }
         // No preg module claims it: OpenPMIx falls back to a whole unpack of one STRING
@@ -1490,11 +1871,12 @@ impl<'a> Dec<'a> {
         if self.rel.profile().size_tagged(ty, self.fam) {
             self.size()
         } else {
-            self.r.be64()
+            self.be64()
         }
     }
 
     fn value_type(&mut self) -> Result<DataType> {
+        self.name(Seg::Name("type"));
         Ok(match self.fam {
             Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
             // Quirk U3: the value type went out as an INT from a 2-byte field.
@@ -1504,88 +1886,120 @@ impl<'a> Dec<'a> {
     }
 
     fn value(&mut self) -> Result<Value> {
+        self.name(Seg::Name("type"));
         let ty = match self.fam {
             Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
             _ => self.tag()?,
         };
-        self.value_payload(ty)
+        self.enter(Seg::Type(ty));
+        let r = self.value_payload(ty);
+        if r.is_ok() {
+            self.leave();
+        }
+        r
     }
 
     fn info(&mut self) -> Result<Info> {
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
         let flags = if self.fam == Family::Legacy12 {
             0
         } else {
-            self.u32()?
+            self.named("flags").u32()?
         };
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
+        self.enter(Seg::Type(vt));
         let value = self.value_payload(vt)?;
+        self.leave();
+        self.leave();
         Ok(Info { key, flags, value })
     }
 
     /// [`Dec::info`] into `info`, reusing its memory.
     fn info_into(&mut self, info: &mut Info) -> Result<()> {
+        self.name(Seg::Name("key"));
         self.required_string_into("key", 511, &mut info.key)?;
         info.flags = if self.fam == Family::Legacy12 {
             0
         } else {
-            self.u32()?
+            self.named("flags").u32()?
         };
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
-        self.value_payload_into(vt, &mut info.value)
+        self.value_payload_into(vt, &mut info.value)?;
+        self.leave();
+        Ok(())
     }
 
     fn base_info(&mut self) -> Result<Info> {
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
-        let flags = self.u32()?;
-        let vt = DataType(self.r.be16()?);
+        let flags = self.named("flags").u32()?;
+        self.enter(Seg::Name("value"));
+        let vt = DataType(self.named("type").be16()?);
+        self.enter(Seg::Type(vt));
         // The base pack_val wrote v20's packers' output without pack_buffer's tag (quirk L2).
         let value = if vt == DataType::UNDEF {
+            self.note("no payload");
             Value::Undef
         } else {
             self.one(vt)?
         };
+        self.leave();
+        self.leave();
         Ok(Info { key, flags, value })
     }
 
     fn app(&mut self) -> Result<App> {
-        let cmd = self.string()?;
+        let cmd = self.named("cmd").string()?;
         let at = self.at();
-        let argc = self.int()?;
+        let argc = self.named("argc").int()?;
         let argc = if argc > 0 {
             self.count_check(argc as u64, at, "APP argc")?
         } else {
             0
         };
+        self.enter(Seg::Name("argv"));
         let argv = self.app_texts(argc, "argv")?;
+        self.leave();
         let at = self.at();
-        let envc = self.i32()?;
+        let envc = self.named("envc").i32()?;
         self.taint_limit(envc, at, "APP envc")?;
         let envc = if envc > 0 {
             self.count_check(envc as u64, at, "APP envc")?
         } else {
             0
         };
+        self.enter(Seg::Name("env"));
         let env = self.app_texts(envc, "env")?;
+        self.leave();
         let cwd = if self.fam == Family::Legacy12 {
             None
         } else {
-            self.string()?
+            self.named("cwd").string()?
         };
-        let maxprocs = self.int()?;
+        let maxprocs = self.named("maxprocs").int()?;
         let at = self.at();
-        let ninfo = self.size()?;
+        let ninfo = self.named("ninfo").size()?;
         let ninfo = self.count_check(ninfo, at, "APP ninfo")?;
         let mut info = self.with_room(ninfo);
-        for _ in 0..ninfo {
+        self.enter(Seg::Name("info"));
+        for i in 0..ninfo {
+            self.enter(Seg::Index(i));
             info.push(self.info()?);
+            self.leave();
         }
+        self.leave();
         if self.fam == Family::Legacy12
             && self.as_read()
             && self.rel.profile().info_create_marks_end
         {
             // v12 has no flags on the wire, so the array-end marker that PMIX_INFO_CREATE
             // puts on the last element is what the receiver sees (quirk U13).
+            if !info.is_empty() {
+                self.note("the receiver's last info has flags 0x2 = ARRAY_END: v12 sends no flags (quirk U13)");
+            }
             if let Some(last) = info.last_mut() {
                 last.flags = quirks::INFO_ARRAY_END;
             }
@@ -1618,6 +2032,7 @@ impl<'a> Dec<'a> {
             return Ok(());
         };
         self.depth += 1;
+        self.enter(Seg::Type(ty));
         let r = if self.fam == Family::Legacy20 {
             self.legacy_desc(ty)
                 .and_then(|()| self.values_into(ty, n, &mut d.values))
@@ -1625,7 +2040,9 @@ impl<'a> Dec<'a> {
             self.values_into(ty, n, &mut d.values)
         };
         self.depth -= 1;
-        r
+        r?;
+        self.leave();
+        Ok(())
     }
 
     /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
@@ -1641,8 +2058,8 @@ impl<'a> Dec<'a> {
             ));
         }
         let ty = match self.fam {
-            Family::Legacy20 => DataType(self.r.be16()?),
-            _ => self.tag()?,
+            Family::Legacy20 => DataType(self.named("element type").be16()?),
+            _ => self.named("element type").tag()?,
         };
         if ty == DataType::UNDEF
             && !self.rel.profile().darray_undef_has_size
@@ -1651,7 +2068,7 @@ impl<'a> Dec<'a> {
             return Ok((ty, None));
         }
         let nat = self.at();
-        let n = self.size()?;
+        let n = self.named("size").size()?;
         if n == 0 || ty == DataType::UNDEF {
             return Ok((ty, None));
         }
@@ -1736,6 +2153,7 @@ impl<'a> Dec<'a> {
 
     /// [`Dec::value_payload`] into `slot`, reusing its memory where [`Dec::one_into`] can.
     fn value_payload_into(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        self.enter(Seg::Type(ty));
         // The modern and converged families' checks, all passed: `one(ty)`.
         if matches!(self.fam, Family::Converged | Family::Modern)
             && ty != DataType::UNDEF
@@ -1743,9 +2161,12 @@ impl<'a> Dec<'a> {
             && self.comp.registers(ty, self.rel)
             && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty))
         {
-            return self.one_into(ty, slot);
+            self.one_into(ty, slot)?;
+        } else {
+            self.replace_payload(ty, slot)?;
         }
-        self.replace_payload(ty, slot)
+        self.leave();
+        Ok(())
     }
 
     /// `*slot = value_payload(ty)`.
@@ -1755,13 +2176,17 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// The payload of a `pmix_value_t` whose type was just read.
+    /// The payload of a `pmix_value_t` whose type was just read (the caller opens the
+    /// observer's step for the type: this frame is on the recursion path of nested values).
     fn value_payload(&mut self, ty: DataType) -> Result<Value> {
         let at = self.at();
         if ty == DataType::UNDEF {
             return match self.fam {
                 Family::Legacy12 => Err(err(Status::ERROR, at, "v12 VALUE of UNDEF")),
-                _ => Ok(Value::Undef),
+                _ => {
+                    self.note("no payload");
+                    Ok(Value::Undef)
+                }
             };
         }
         match self.fam {
@@ -1836,6 +2261,33 @@ impl<'a> Dec<'a> {
         }
     }
 }
+
+/// Whether a field of this meaning leaves the pending name to the field after it: a tag in
+/// front of a value, or a string's length, belongs to the named field that follows.
+fn keeps_name(meaning: &Meaning<'_>) -> bool {
+    matches!(
+        meaning,
+        Meaning::Tag {
+            role: TagRole::IntTag | TagRole::Described,
+            ..
+        } | Meaning::StringLength { .. }
+    )
+}
+
+/// NODE_STATS's eleven float fields, in wire order.
+const NODE_FLOATS: [&str; 11] = [
+    "la",
+    "la5",
+    "la15",
+    "total_mem",
+    "free_mem",
+    "buffers",
+    "cached",
+    "swap_cached",
+    "swap_total",
+    "swap_free",
+    "mapped",
+];
 
 /// Prefetch the byte where the prefix of the record `AHEAD` records on would be if records
 /// kept their current `stride`. Walking a run of records by their length prefixes alone is

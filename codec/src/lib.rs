@@ -35,6 +35,7 @@ mod encode;
 pub mod error;
 pub mod float;
 pub mod json;
+pub mod observe;
 pub mod quirks;
 pub mod quirks_doc;
 pub mod status;
@@ -266,19 +267,73 @@ impl Codec {
         calls: &[(DataType, usize)],
     ) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
         let src = input.into().to_shared();
-        let mut dec = self.decoder(&src);
-        let mut out = Vec::with_capacity(calls.len().min(src.len() + 1));
-        for (i, (ty, cap)) in calls.iter().enumerate() {
-            match dec.unpack_call(*ty, *cap) {
-                Ok(item) => out.push(item),
-                Err(mut e) => {
-                    e.item = i;
-                    e.ty.get_or_insert(*ty);
-                    return Err((e, out));
-                }
-            }
+        let dec = self.decoder(&src);
+        run_calls(dec, calls).map_err(|(mut e, items)| {
+            e.path = self.error_path(&src, calls);
+            (e, items)
+        })
+    }
+
+    /// Where decoding `calls` from `bytes` fails: the same decode again, this time keeping
+    /// the observer's path (only failures pay for it).
+    #[cold]
+    #[inline(never)]
+    fn error_path(&self, bytes: &[u8], calls: &[(DataType, usize)]) -> String {
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options)
+                .observed(observe::Trail);
+        match run_calls_on(&mut dec, calls) {
+            Ok(_) => String::new(),
+            Err(_) => observe::Path(&dec.where_now()).to_string(),
         }
-        Ok(out)
+    }
+
+    /// [`Codec::decode`] with `observer` hearing every field as the decoder reads it, where
+    /// structures open and close, and where decoding fails (see [`observe`]). `types`
+    /// `None` discovers each call's type from a fully described buffer's tags, as
+    /// [`Codec::decode_described`] does. The result is the plain decode's.
+    ///
+    /// ```
+    /// use pmix_codec::observe::{Field, Meaning, Observer};
+    /// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+    /// struct Names(Vec<String>);
+    /// impl Observer for Names {
+    ///     fn field(&mut self, f: &Field<'_>) {
+    ///         if let Meaning::Int { .. } = f.meaning {
+    ///             self.0.push(format!("{} at {}", f.path, f.offset));
+    ///         }
+    ///     }
+    /// }
+    /// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    /// let bytes = codec.encode(&[Item::one(Value::proc("ns", 3))]).unwrap();
+    /// let mut names = Names(Vec::new());
+    /// codec.decode_observed(&bytes, Some(&[DataType::PROC]), &mut names).unwrap();
+    /// assert_eq!(names.0, ["PROC.count at 0", "PROC[0].rank at 5"]);
+    /// ```
+    pub fn decode_observed<O: observe::Observer>(
+        &self,
+        bytes: &[u8],
+        types: Option<&[DataType]>,
+        observer: &mut O,
+    ) -> Result<Vec<Item>> {
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options)
+                .observed(observer);
+        let r = match types {
+            Some(types) => {
+                let calls: Vec<(DataType, usize)> =
+                    types.iter().map(|t| (*t, usize::MAX)).collect();
+                run_calls_on(&mut dec, &calls).map_err(|(e, _)| e)
+            }
+            None => self.described_on(&mut dec),
+        };
+        r.map_err(|mut e| {
+            if e.path.is_empty() {
+                e.path = observe::Path(&dec.where_now()).to_string();
+            }
+            dec.report_failure(&e);
+            e
+        })
     }
 
     /// [`Codec::decode`] into `out`, reusing the memory of the items already there: a
@@ -318,6 +373,18 @@ impl Codec {
     ) -> Result<()> {
         let src = input.into().to_shared();
         let mut dec = self.decoder(&src);
+        let r = Self::calls_into(&mut dec, calls, out);
+        r.map_err(|mut e| {
+            e.path = self.error_path(&src, calls);
+            e
+        })
+    }
+
+    fn calls_into(
+        dec: &mut decode::Dec<'_>,
+        calls: &[(DataType, usize)],
+        out: &mut Vec<Item>,
+    ) -> Result<()> {
         out.truncate(calls.len());
         for (i, (ty, cap)) in calls.iter().enumerate() {
             if i == out.len() {
@@ -372,6 +439,22 @@ impl Codec {
         }
         let src = input.into().to_shared();
         let mut dec = self.decoder(&src);
+        self.described_on(&mut dec).map_err(|mut e| {
+            let mut trail =
+                decode::Dec::new(&src, self.component, self.kind, self.release, self.options)
+                    .observed(observe::Trail);
+            if self.described_on(&mut trail).is_err() {
+                e.path = observe::Path(&trail.where_now()).to_string();
+            }
+            e
+        })
+    }
+
+    /// [`Codec::decode_described`] on a decoder.
+    fn described_on<O: observe::Observer>(
+        &self,
+        dec: &mut decode::Dec<'_, O>,
+    ) -> Result<Vec<Item>> {
         let mut out = Vec::new();
         while dec.r.remaining() > 0 {
             let i = out.len();
@@ -516,15 +599,40 @@ impl<'a> Unpacker<'a> {
         capacity: usize,
         values: &mut Vec<Value>,
     ) -> Result<()> {
+        let before = self.dec.snapshot();
         let r = self.dec.unpack_call_into(ty, capacity, values);
+        let r =
+            r.map_err(|e| Self::with_path(e, before, |d| d.unpack_call(ty, capacity).map(drop)));
         self.finish(ty, r)
+    }
+
+    /// `e` with the path where the call that failed from `before` stops, found by running
+    /// it again from there with the path kept (only failures pay for it).
+    #[cold]
+    #[inline(never)]
+    fn with_path(
+        mut e: Error,
+        before: decode::Dec<'a>,
+        call: impl FnOnce(&mut decode::Dec<'a, observe::Trail>) -> Result<()>,
+    ) -> Error {
+        let mut trail = before.observed(observe::Trail);
+        if call(&mut trail).is_err() {
+            e.path = observe::Path(&trail.where_now()).to_string();
+        }
+        e
     }
 
     /// The next unpack call, of BYTE_OBJECT with room for `capacity` values, into `out`
     /// (replacing its contents): each payload borrowed from the input, nothing copied.
     /// On error `out` holds unspecified slices.
     pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
+        let before = self.dec.snapshot();
         let r = self.dec.unpack_byte_objects(capacity, out);
+        let r = r.map_err(|e| {
+            Self::with_path(e, before, |d| {
+                d.unpack_byte_objects(capacity, &mut Vec::new())
+            })
+        });
         self.finish(DataType::BYTE_OBJECT, r)
     }
 
@@ -541,6 +649,34 @@ impl<'a> Unpacker<'a> {
     pub fn remaining(&self) -> usize {
         self.dec.r.remaining()
     }
+}
+
+/// Decode `calls` in order; on failure the error (with its call's index and type) and the
+/// items before it.
+fn run_calls<O: observe::Observer>(
+    mut dec: decode::Dec<'_, O>,
+    calls: &[(DataType, usize)],
+) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+    run_calls_on(&mut dec, calls)
+}
+
+/// [`run_calls`] on a decoder the caller keeps (to ask it where it stopped).
+fn run_calls_on<O: observe::Observer>(
+    dec: &mut decode::Dec<'_, O>,
+    calls: &[(DataType, usize)],
+) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+    let mut out = Vec::with_capacity(calls.len().min(dec.r.remaining() + 1));
+    for (i, (ty, cap)) in calls.iter().enumerate() {
+        match dec.unpack_call(*ty, *cap) {
+            Ok(item) => out.push(item),
+            Err(mut e) => {
+                e.item = i;
+                e.ty.get_or_insert(*ty);
+                return Err((e, out));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// One more call of a [`Packer`] or [`Unpacker`]: its error, if any, says which call it was

@@ -372,6 +372,9 @@ struct InspectArgs {
     /// Show every byte of long fields
     #[arg(long)]
     full: bool,
+    /// The annotated tree as JSON (every field with its path, offset, length and meaning)
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -772,15 +775,9 @@ fn decode(
     let codec = a.codec.codec();
     need_types(&codec, &a.types)?;
     let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
-    // The walk tells where the last call ends (for the trailing-bytes warning). Its
-    // nesting limit is a safety net the codec's own caps keep it from reaching.
+    // The dissection tells where the last call ends (for the trailing-bytes warning).
     let types = (!a.types.is_empty()).then_some(a.types.as_slice());
     let walk = inspect::dissect(&codec, &bytes, types);
-    if let Some(e) = &walk.error {
-        if e.reason.starts_with(inspect::NESTING_REASON) {
-            return Err(Failure::Pmix(e.clone()));
-        }
-    }
     let items = if a.types.is_empty() {
         codec.decode_described(&bytes)
     } else {
@@ -817,7 +814,22 @@ fn inspect(a: InspectArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<
     need_types(&codec, &a.types)?;
     let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
     let types = (!a.types.is_empty()).then_some(a.types.as_slice());
-    let d = inspect::dissect_checked(&codec, &bytes, types);
+    let d = inspect::dissect(&codec, &bytes, types);
+    if a.json {
+        let mut j = inspect::to_json(&d, &bytes);
+        j["component"] = serde_json::json!(codec.component.to_string());
+        j["kind"] = serde_json::json!(codec.kind.to_string());
+        j["release"] = serde_json::json!(codec.release.to_string());
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&j).unwrap_or_default()
+        )?;
+        return match d.error {
+            Some(e) => Err(Failure::Pmix(e)),
+            None => Ok(EXIT_OK),
+        };
+    }
     let what = match types {
         Some(t) => t
             .iter()
