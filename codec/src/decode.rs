@@ -703,7 +703,6 @@ impl<'a, O: Observer> Dec<'a, O> {
             None => Err(err(Status::ERROR, at, format!("NULL {what}"))),
         }
     }
-    #[inline(always)]
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
         let b = self.required_slice(what, max)?;
         Ok(self.text(b))
@@ -827,7 +826,6 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.u32()
         }
     }
-    #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
         self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
@@ -2256,7 +2254,17 @@ impl<'a, O: Observer> Dec<'a, O> {
                         ),
                     ));
                 }
-                self.one_hot(ty)
+                // the common leaf types without `one`'s frame; the nesting ones through `one`,
+                // keeping `one_hot`'s larger frame off the recursion path
+                match ty {
+                    DataType::PROC
+                    | DataType::STRING
+                    | DataType::BOOL
+                    | DataType::UINT32
+                    | DataType::UINT64
+                    | DataType::BYTE_OBJECT => self.one_hot(ty),
+                    _ => self.one(ty),
+                }
             }
         }
     }
