@@ -795,7 +795,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         let afford = self.reserve_budget / size;
         let k = if n <= afford { n } else { n.min(RESERVE_AHEAD) };
         self.reserve_budget = self.reserve_budget.saturating_sub(k * size);
-        v.reserve(k);
+        // best effort: when memory is short, the values are refused as they grow
+        let _ = v.try_reserve(k);
     }
 
     /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
@@ -866,6 +867,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.name(Seg::Index(i));
             let c = self.u32();
             self.int_tail = false;
+            room_for_one(&mut coord, self.at())?;
             coord.push(c?);
         }
         Ok(Coord { view, coord })
@@ -874,6 +876,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let mut v = self.with_room(n);
         for i in 0..n {
             self.name(Seg::Index(i));
+            room_for_one(&mut v, self.at())?;
             v.push(self.string()?);
         }
         Ok(v)
@@ -895,6 +898,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                     format!("NULL APP {what}[{i}]: the unpacker refuses it (quirk U17)"),
                 ));
             }
+            room_for_one(&mut v, self.at())?;
             v.push(s);
         }
         Ok(v)
@@ -944,6 +948,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 Some((h, n)) => (&self.r.take(h + n)?[h..], h + n),
                 None => (self.sized_slice_general()?, 0),
             };
+            room_for_one(out, self.at())?;
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
@@ -1139,6 +1144,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.enter(Seg::Index(first + i));
             let v = self.one_hot(ty)?;
             self.leave();
+            room_for_one(out, self.at())?;
             out.push(v);
         }
         Ok(())
@@ -1284,6 +1290,10 @@ impl<'a, O: Observer> Dec<'a, O> {
                 match v {
                     Ok(v) => {
                         self.leave();
+                        if let Err(e) = room_for_one(&mut out, self.at()) {
+                            res = Err(e);
+                            break;
+                        }
                         out.push(v)
                     }
                     Err(e) => {
@@ -1302,6 +1312,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
+                room_for_one(&mut out, self.at())?;
                 out.push(v?);
                 self.leave();
             }
@@ -1311,6 +1322,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.enter(Seg::Index(i));
             let v = self.one(ty)?;
             self.leave();
+            room_for_one(&mut out, self.at())?;
             out.push(v);
         }
         Ok(out)
@@ -1394,6 +1406,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("qualifiers"));
         for i in 0..nq {
             self.enter(Seg::Index(i));
+            room_for_one(&mut qualifiers, self.at())?;
             qualifiers.push(self.info()?);
             self.leave();
         }
@@ -1462,6 +1475,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let ty = self.value()?.data_type().0.to_le_bytes();
                 self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
+                room_for_one(&mut infos, self.at())?;
                 infos.push(Info {
                     key: Text::from(key),
                     flags: 0,
@@ -1473,6 +1487,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let mut infos = self.with_room(n);
         for i in 0..n {
             self.enter(Seg::Index(i));
+            room_for_one(&mut infos, self.at())?;
             infos.push(if self.fam == Family::Legacy20 {
                 self.base_info()?
             } else {
@@ -1626,6 +1641,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.enter(Seg::Name("coordinates"));
                 for i in 0..n {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut coordinates, self.at())?;
                     coordinates.push(self.coord()?);
                     self.leave();
                 }
@@ -1708,6 +1724,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut diskstats = self.with_room(nd);
                 for i in 0..nd {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut diskstats, self.at())?;
                     diskstats.push(self.within("diskstats", Self::disk_stats)?);
                     self.leave();
                 }
@@ -1717,6 +1734,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut netstats = self.with_room(nn);
                 for i in 0..nn {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut netstats, self.at())?;
                     netstats.push(self.within("netstats", Self::net_stats)?);
                     self.leave();
                 }
@@ -1985,6 +2003,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("info"));
         for i in 0..ninfo {
             self.enter(Seg::Index(i));
+            room_for_one(&mut info, self.at())?;
             info.push(self.info()?);
             self.leave();
         }
@@ -2296,6 +2315,33 @@ const NODE_FLOATS: [&str; 11] = [
     "swap_free",
     "mapped",
 ];
+
+/// Make room for one more value in `v`, growing it fallibly: a decode whose values do not
+/// fit in memory fails with PMIX_ERR_NOMEM (-32), as OpenPMIx does when an allocation
+/// fails, instead of aborting the process.
+#[inline(always)]
+fn room_for_one<T>(v: &mut Vec<T>, at: usize) -> Result<()> {
+    if v.len() == v.capacity() {
+        return grow_for_one(v, at);
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn grow_for_one<T>(v: &mut Vec<T>, at: usize) -> Result<()> {
+    v.try_reserve(v.capacity().max(4)).map_err(|_| {
+        err(
+            Status::ERR_NOMEM,
+            at,
+            format!(
+                "out of memory growing an array of {} values past {} bytes",
+                v.len(),
+                v.capacity() * std::mem::size_of::<T>()
+            ),
+        )
+    })
+}
 
 /// Prefetch the byte where the prefix of the record `AHEAD` records on would be if records
 /// kept their current `stride`. Walking a run of records by their length prefixes alone is
