@@ -17,7 +17,9 @@
  *                               the PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event; a job's
  *                               process never receives it (PRRTE directs it to tools only),
  *                               so the bridge waits for the grown daemons instead.
- *                               -> "ok STATUS HEX" (HEX: the returned infos, packed)
+ *                               -> "ok STATUS HEX READY" (HEX: the returned infos, packed;
+ *                               READY 1 when the event came, else 0: a shared grant brings
+ *                               none, and the bridge then waits for the daemons itself)
  *   spawn HEX                   PMIx_Spawn of this puppet in --client mode, one process per candidate node
  *                               (PMIX_MAPBY ppr:1:node), job infos from HEX -> "ok STATUS NSPACE"
  *   ids | alloc_nodes ID | namespaces | procs NSPACE
@@ -299,10 +301,11 @@ loop:;
             size_t nres = 0;
             rc = PMIx_Allocation_request(d, info, n, &res, &nres);
             /* A spawn sent before the grow completes hangs: wait for the phase-two event. */
+            int ready = 0;
             if (!client && rc == PMIX_SUCCESS && (d == PMIX_ALLOC_NEW || d == PMIX_ALLOC_EXTEND))
-                wait_ready(before, 20);
+                ready = wait_ready(before, 5);
             char *h = pack_infos(res, nres);
-            printf("ok %d %s\n", rc, h[0] ? h : "-");
+            printf("ok %d %s %d\n", rc, h[0] ? h : "-", ready);
             free(h);
         } else if (strcmp(cmd, "spawn") == 0 && a1) {
             size_t n;

@@ -42,13 +42,15 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
-/// How long one puppet command may take (a tool's grow waits up to 20 s for
+/// How long one puppet command may take (a tool's grow waits up to 5 s for
 /// PMIX_DVM_IS_READY). Three such waits stay under the suite's per-request timeout.
 const PUPPET_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a job may take to end after a kill, and a grow to show its daemons.
 const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 /// `pmix_proc_state_t`: every state from PMIX_PROC_STATE_TERMINATED (20) on is an ended process.
 const PROC_STATE_TERMINATED: i32 = 20;
+/// `PMIX_PROC_STATE_CONNECTED`: the process has called PMIx_Init.
+const PROC_STATE_CONNECTED: i32 = 6;
 /// `O_NONBLOCK` (Linux): opening a FIFO's write end fails at once when nobody reads it.
 const O_NONBLOCK: i32 = 0o4000;
 /// The bridge's own tool namespace (queries, probes, kills, reclaims).
@@ -406,6 +408,25 @@ impl Bridge {
             }))
     }
 
+    /// Wait (bounded) until every process of job `prrte` has connected (or ended): killing a
+    /// job whose processes have not all registered yet races PRRTE's launch bookkeeping
+    /// (`plm_base_receive.c`: "Not found"), after which it answers PMIX_ERR_UNREACH.
+    fn wait_started(&mut self, prrte: &str) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SETTLE_LIMIT {
+            let w = self.own()?.cmd(&format!("states {prrte}"))?;
+            let states: Vec<i32> = list_of(&w, 1)
+                .iter()
+                .filter_map(|hs| hs.rsplit_once(':').and_then(|(_, st)| st.parse().ok()))
+                .collect();
+            if !states.is_empty() && states.iter().all(|&st| st >= PROC_STATE_CONNECTED) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
     /// After a grant by a job's process (which never receives PMIX_DVM_IS_READY): wait,
     /// bounded, until the DVM's daemon job lists a daemon on every newly granted node, then
     /// a moment for the launch fence. A spawn sent before the grow completes hangs.
@@ -487,6 +508,11 @@ impl Bridge {
             p.quit();
         }
         if self.uri.take().is_some() {
+            // PMIX_PRRTE_BRIDGE_LOGS=DIR keeps each DVM's prte.log (for triage).
+            if let Some(keep) = std::env::var_os("PMIX_PRRTE_BRIDGE_LOGS") {
+                let to = PathBuf::from(keep).join(format!("prte-{}.log", std::process::id()));
+                let _ = std::fs::copy(self.dir.join("prte.log"), to);
+            }
             let _ = Command::new("bash")
                 .arg(self.repo.join("tools/prrte/dvm.sh"))
                 .args(["stop", "--dir"])
@@ -616,9 +642,11 @@ impl Bridge {
                         Err(r) => return Ok(r),
                     };
                 let status = status_of(&w)?;
+                // A job's process never gets PMIX_DVM_IS_READY, nor does a tool for a shared
+                // grant: then wait for the grown daemons.
                 if status == 0
                     && (*directive == 1 || *directive == 2)
-                    && requester.kind == RequesterKind::App
+                    && w.get(2).map(String::as_str) != Some("1")
                 {
                     self.wait_grown(grant)?;
                 }
@@ -696,6 +724,7 @@ impl Bridge {
                 }
                 let prrte = w.get(1).cloned().ok_or("spawn gave no namespace")?;
                 self.jobs.insert(nspace.clone(), prrte.clone());
+                self.wait_started(&prrte)?;
                 let w = self.own()?.cmd(&format!("procs {prrte}"))?;
                 Ok(Response {
                     candidates: Some(list_of(&w, 1)),
@@ -773,6 +802,7 @@ impl Bridge {
                     });
                 }
                 let prrte = w.get(1).cloned().ok_or("probe spawn gave no namespace")?;
+                self.wait_started(&prrte)?;
                 let hosts = list_of(&self.own()?.cmd(&format!("procs {prrte}"))?, 1);
                 self.own()?.cmd(&format!("kill {prrte}"))?;
                 if !self.wait_ended(&prrte)? {
