@@ -624,6 +624,11 @@ impl Bridge {
                         ))
                     }
                 }
+                if requester.kind == RequesterKind::App && requester.rank != 0 {
+                    return Ok(unsupported(
+                        "the bridge drives rank 0 of each job only (a job runs one process per candidate node)",
+                    ));
+                }
                 let (hex, infos) = self.translate(info)?;
                 // Granted nodes get as many slots as startup nodes, so that slot counts never
                 // decide a mapping the scenarios are not about.
@@ -642,6 +647,34 @@ impl Bridge {
                         Err(r) => return Ok(r),
                     };
                 let status = status_of(&w)?;
+                // REAQUIRE and REQ_CANCEL: PRRTE answers PMIX_ERR_NOT_SUPPORTED to the
+                // directive itself. Resend without PMIX_ALLOC_INHERITANCE to tell that apart
+                // from a rejected inheritance value (neither directive changes anything).
+                if (*directive == 4 || *directive == 5)
+                    && status == pmix_codec::Status::ERR_NOT_SUPPORTED.0
+                {
+                    let bare: Vec<Info> = infos
+                        .iter()
+                        .filter(|i| i.key.as_bytes() != attrs::ALLOC_INHERITANCE.as_bytes())
+                        .cloned()
+                        .collect();
+                    let bare_hex = if bare.is_empty() {
+                        "-".to_string()
+                    } else {
+                        self.format.encode(&bare)?.hex
+                    };
+                    let again = match self
+                        .request(requester, &format!("alloc {directive} {bare_hex} -"))?
+                    {
+                        Ok(w) => status_of(&w)?,
+                        Err(r) => return Ok(r),
+                    };
+                    if again == status {
+                        return Ok(unsupported(&format!(
+                            "PRRTE 5.0.0rc1 answers PMIX_ERR_NOT_SUPPORTED to directive {directive} whatever it carries (also without PMIX_ALLOC_INHERITANCE): the directive itself is unsupported"
+                        )));
+                    }
+                }
                 // A job's process never gets PMIX_DVM_IS_READY, nor does a tool for a shared
                 // grant: then wait for the grown daemons.
                 if status == 0
