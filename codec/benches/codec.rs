@@ -68,7 +68,7 @@ fn codec_benches(c: &mut Criterion) {
                         .values
                         .iter()
                         .filter_map(|v| match v {
-                            Value::ByteObject(b) => Some(b.as_slice()),
+                            Value::ByteObject(b) => Some(&b[..]),
                             _ => None,
                         })
                         .collect();

@@ -4,11 +4,13 @@ use crate::component::{BufferKind, Component, Family, FlexTail, Release};
 use crate::encode::MAX_ARRAY_DEPTH;
 use crate::error::{Error, Result};
 use crate::float::{parse_strtod, parse_strtof};
+use crate::observe::{Enc, Field, Meaning, Observer, Path, Quiet, Seg, TagRole};
 use crate::quirks;
 use crate::status::Status;
 use crate::types::DataType;
 use crate::value::*;
 use crate::wire::{unzigzag, Reader};
+use bytes::Bytes;
 
 /// Decoder options beyond the release profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,8 +24,11 @@ pub struct DecodeOptions {
     pub as_written: bool,
 }
 
-pub(crate) struct Dec<'a> {
+pub(crate) struct Dec<'a, O: Observer = Quiet> {
     pub r: Reader<'a>,
+    /// The input as shared memory, when there is one: strings and byte payloads are then
+    /// slices of it (no copy); otherwise they are copied out of the borrowed input.
+    src: Option<&'a Bytes>,
     fam: Family,
     comp: Component,
     rel: Release,
@@ -42,13 +47,27 @@ pub(crate) struct Dec<'a> {
     /// run (quirk P1), so the budget is shared by the whole decode - the input's length
     /// plus [`POINTER_SLACK`] - and many short runs cannot multiply it.
     pointer_budget: u64,
+    /// Who hears what is read ([`Quiet`] on the plain API: nothing below runs for it).
+    obs: O,
+    /// The observer's path: the structures open around the current read.
+    path: Vec<Seg>,
+    /// How many steps of `path` each open structure took (a pending name opens with it).
+    frames: Vec<u8>,
+    /// The name of the next field, given by the structure about to read it.
+    pending: Option<Seg>,
+    /// Bytes of room this decode may still reserve ahead of decoding (`Dec::make_room`).
+    reserve_budget: usize,
 }
 
 /// How many POINTER values beyond the input's length one decode may produce.
 const POINTER_SLACK: u64 = 4096;
 
-/// The most values reserved ahead of decoding them (see `Dec::reserve_hint`).
+/// The most values reserved ahead of decoding them once the reservation budget is spent
+/// (see `Dec::make_room`).
 const RESERVE_AHEAD: usize = 4096;
+
+/// Bytes of room one decode may reserve ahead of decoding, per input byte.
+const RESERVE_PER_INPUT_BYTE: usize = 8;
 
 #[cold]
 #[inline(never)]
@@ -56,7 +75,7 @@ fn err(status: Status, at: usize, reason: impl Into<String>) -> Error {
     Error::new(status, at, reason)
 }
 
-impl<'a> Dec<'a> {
+impl<'a> Dec<'a, Quiet> {
     pub fn new(
         bytes: &'a [u8],
         comp: Component,
@@ -66,6 +85,7 @@ impl<'a> Dec<'a> {
     ) -> Self {
         Dec {
             r: Reader::new(bytes),
+            src: None,
             fam: comp.family(),
             comp,
             rel,
@@ -77,6 +97,245 @@ impl<'a> Dec<'a> {
             info_depth: 0,
             query_depth: 0,
             pointer_budget: bytes.len() as u64 + POINTER_SLACK,
+            reserve_budget: bytes.len().saturating_mul(RESERVE_PER_INPUT_BYTE),
+            obs: Quiet,
+            path: Vec::new(),
+            frames: Vec::new(),
+            pending: None,
+        }
+    }
+
+    /// A decoder over shared input: what it decodes shares `src`'s memory.
+    pub fn shared(
+        src: &'a Bytes,
+        comp: Component,
+        kind: BufferKind,
+        rel: Release,
+        opts: DecodeOptions,
+    ) -> Self {
+        let mut d = Dec::new(src, comp, kind, rel, opts);
+        d.src = Some(src);
+        d
+    }
+}
+
+impl<'a, O: Observer> Dec<'a, O> {
+    /// The same decoder, reporting to `obs` from here on.
+    pub fn observed<P: Observer>(self, obs: P) -> Dec<'a, P> {
+        Dec {
+            r: self.r,
+            src: self.src,
+            fam: self.fam,
+            comp: self.comp,
+            rel: self.rel,
+            desc: self.desc,
+            depth: self.depth,
+            opts: self.opts,
+            array_int: self.array_int,
+            int_tail: self.int_tail,
+            info_depth: self.info_depth,
+            query_depth: self.query_depth,
+            pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
+            obs,
+            path: self.path,
+            frames: self.frames,
+            pending: self.pending,
+        }
+    }
+
+    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
+    /// again from here.
+    pub fn snapshot(&self) -> Dec<'a, Quiet> {
+        self.probe()
+    }
+
+    /// A silent copy of this decoder at the same place, to look ahead.
+    #[inline]
+    fn probe(&self) -> Dec<'a, Quiet> {
+        Dec {
+            r: self.r.clone(),
+            src: self.src,
+            fam: self.fam,
+            comp: self.comp,
+            rel: self.rel,
+            desc: self.desc,
+            depth: self.depth,
+            opts: self.opts,
+            array_int: self.array_int,
+            int_tail: self.int_tail,
+            info_depth: self.info_depth,
+            query_depth: self.query_depth,
+            pointer_budget: self.pointer_budget,
+            reserve_budget: self.reserve_budget,
+            obs: Quiet,
+            path: Vec::new(),
+            frames: Vec::new(),
+            pending: None,
+        }
+    }
+
+    // ---- the observer's view (all of it compiles away for `Quiet`) --------------------
+
+    /// Where a field starts, for [`Dec::emit`].
+    #[inline(always)]
+    fn mark(&self) -> usize {
+        if O::ACTIVE && O::FIELDS {
+            self.r.offset()
+        } else {
+            0
+        }
+    }
+    /// Report the bytes from `at` to the cursor as one field.
+    #[inline(always)]
+    fn emit(&mut self, at: usize, meaning: Meaning<'_>) {
+        if O::ACTIVE && O::FIELDS {
+            self.emit_field(at, meaning);
+        } else if O::ACTIVE {
+            self.forget_name(meaning);
+        }
+    }
+    /// What [`Dec::emit_field`] does to the pending name, without the report.
+    #[inline(never)]
+    fn forget_name(&mut self, meaning: Meaning<'_>) {
+        if !keeps_name(&meaning) {
+            self.pending = None;
+        }
+    }
+    #[inline(never)]
+    fn emit_field(&mut self, at: usize, meaning: Meaning<'_>) {
+        let keep = keeps_name(&meaning);
+        let named = if keep {
+            self.pending
+        } else {
+            self.pending.take()
+        };
+        if let Some(seg) = named {
+            self.path.push(seg);
+        }
+        let field = Field {
+            offset: at,
+            len: self.r.offset() - at,
+            path: Path(&self.path),
+            meaning,
+        };
+        self.obs.field(&field);
+        if named.is_some() {
+            self.path.pop();
+        }
+    }
+    /// Name the next field (or structure).
+    #[inline(always)]
+    fn name(&mut self, seg: Seg) {
+        if O::ACTIVE {
+            self.pending = Some(seg);
+        }
+    }
+    /// Name the next field.
+    #[inline(always)]
+    fn named(&mut self, name: &'static str) -> &mut Self {
+        self.name(Seg::Name(name));
+        self
+    }
+    /// Read a structure-valued field `name` with `read`.
+    #[inline(always)]
+    fn within<T>(&mut self, name: &'static str, read: fn(&mut Self) -> Result<T>) -> Result<T> {
+        self.enter(Seg::Name(name));
+        let v = read(self)?;
+        self.leave();
+        Ok(v)
+    }
+    /// Report a note (a field of no bytes) at the current place.
+    #[inline(always)]
+    fn note(&mut self, text: &'static str) {
+        self.emit(self.mark(), Meaning::Note(text));
+    }
+    /// Forget the pending name (its field has no bytes).
+    #[inline(always)]
+    fn unname(&mut self) {
+        if O::ACTIVE {
+            self.pending = None;
+        }
+    }
+    /// Open a structure (after the pending name, which opens first around it).
+    #[inline(always)]
+    fn enter(&mut self, seg: Seg) {
+        if O::ACTIVE {
+            self.enter_path(seg);
+        }
+    }
+    #[inline(never)]
+    fn enter_path(&mut self, seg: Seg) {
+        let at = self.r.offset();
+        let mut segs = 1;
+        if let Some(name) = self.pending.take() {
+            self.path.push(name);
+            self.obs.open(at, Path(&self.path));
+            segs = 2;
+        }
+        self.path.push(seg);
+        self.obs.open(at, Path(&self.path));
+        self.frames.push(segs);
+    }
+    /// Close the innermost structure: only after success (on failure the path stays
+    /// where decoding stopped, for the error).
+    #[inline(always)]
+    fn leave(&mut self) {
+        if O::ACTIVE {
+            self.leave_path();
+        }
+    }
+    #[inline(never)]
+    fn leave_path(&mut self) {
+        self.pending = None;
+        let at = self.r.offset();
+        for _ in 0..self.frames.pop().unwrap_or(0) {
+            self.obs.close(at, Path(&self.path));
+            self.path.pop();
+        }
+    }
+    /// Where decoding is now: the open structures and the field being read.
+    pub fn where_now(&self) -> Vec<Seg> {
+        let mut p = self.path.clone();
+        p.extend(self.pending);
+        p
+    }
+    /// Report a failure at the current place.
+    pub fn report_failure(&mut self, e: &Error) {
+        if O::ACTIVE {
+            let p = self.where_now();
+            self.obs.fail(e, Path(&p));
+        }
+    }
+
+    /// `b` (a slice of the input) as [`Bytes`]: shared with the input when it is shared
+    /// memory, else copied.
+    #[inline]
+    fn share(&self, b: &'a [u8]) -> Bytes {
+        match self.src {
+            Some(src) => src.slice_ref(b),
+            None => Bytes::copy_from_slice(b),
+        }
+    }
+    /// `b` (a slice of the input) as a [`Text`]: inline when short, else shared like
+    /// [`Dec::share`].
+    #[inline]
+    fn text(&self, b: &'a [u8]) -> Text {
+        if b.len() <= Text::INLINE {
+            // one fixed-size copy from where `b` starts in the input, when the input is
+            // long enough there
+            let whole = self.r.whole();
+            let off = (b.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE + 1)) {
+                if let Ok(chunk) = <&[u8; Text::INLINE + 1]>::try_from(chunk) {
+                    return Text::inline_prefix(chunk, b.len());
+                }
+            }
+            return Text::copy_from(b);
+        }
+        match self.src {
+            Some(src) => Text::from_shared(src.slice_ref(b)),
+            None => Text::copy_from(b),
         }
     }
 
@@ -109,7 +368,15 @@ impl<'a> Dec<'a> {
 
     #[inline]
     fn u8(&mut self) -> Result<u8> {
-        self.r.u8()
+        let at = self.mark();
+        let v = self.r.u8()?;
+        self.emit_int(at, v as i128, Enc::Byte);
+        Ok(v)
+    }
+    /// Report an integer field.
+    #[inline(always)]
+    fn emit_int(&mut self, at: usize, value: i128, enc: Enc) {
+        self.emit(at, Meaning::Int { value, enc });
     }
     /// A flex integer. An empty region is -50 when an integer unpack call begins there,
     /// but 4.2.x over-reads (-63) when it is the second or later value of one call (quirk R1).
@@ -137,73 +404,148 @@ impl<'a> Dec<'a> {
     }
     #[inline(always)]
     fn u16(&mut self) -> Result<u16> {
-        match self.fam {
-            Family::Modern => Ok(self.flex(2)? as u16),
-            _ => self.r.be16(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(2)? as u16, Enc::Flex),
+            _ => (self.r.be16()?, Enc::Be16),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i16(&mut self) -> Result<i16> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(2)?) as i16),
-            _ => Ok(self.r.be16()? as i16),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => {
+                let u = self.flex(2)?;
+                (unzigzag(u) as i16, Enc::Zigzag(u))
+            }
+            _ => (self.r.be16()? as i16, Enc::Be16),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn u32(&mut self) -> Result<u32> {
-        match self.fam {
-            Family::Modern => Ok(self.flex(4)? as u32),
-            _ => self.r.be32(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(4)? as u32, Enc::Flex),
+            _ => (self.r.be32()?, Enc::Be32),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i32(&mut self) -> Result<i32> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(4)?) as i32),
-            _ => Ok(self.r.be32()? as i32),
-        }
+        let at = self.mark();
+        let (v, enc) = self.i32_enc()?;
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
+    }
+    /// An INT32 and how it was encoded, not reported.
+    #[inline(always)]
+    fn i32_enc(&mut self) -> Result<(i32, Enc)> {
+        Ok(match self.fam {
+            Family::Modern => {
+                let u = self.flex(4)?;
+                (unzigzag(u) as i32, Enc::Zigzag(u))
+            }
+            _ => (self.r.be32()? as i32, Enc::Be32),
+        })
     }
     #[inline(always)]
     fn u64(&mut self) -> Result<u64> {
-        match self.fam {
-            Family::Modern => self.flex(8),
-            _ => self.r.be64(),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => (self.flex(8)?, Enc::Flex),
+            _ => (self.r.be64()?, Enc::Be64),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
     }
     #[inline(always)]
     fn i64(&mut self) -> Result<i64> {
-        match self.fam {
-            Family::Modern => Ok(unzigzag(self.flex(8)?)),
-            _ => Ok(self.r.be64()? as i64),
-        }
+        let at = self.mark();
+        let (v, enc) = match self.fam {
+            Family::Modern => {
+                let u = self.flex(8)?;
+                (unzigzag(u), Enc::Zigzag(u))
+            }
+            _ => (self.r.be64()? as i64, Enc::Be64),
+        };
+        self.emit_int(at, v as i128, enc);
+        Ok(v)
+    }
+    /// A bare big-endian u16, reported.
+    fn be16(&mut self) -> Result<u16> {
+        let at = self.mark();
+        let v = self.r.be16()?;
+        self.emit_int(at, v as i128, Enc::Be16);
+        Ok(v)
+    }
+    /// A bare big-endian u32, reported.
+    fn be32(&mut self) -> Result<u32> {
+        let at = self.mark();
+        let v = self.r.be32()?;
+        self.emit_int(at, v as i128, Enc::Be32);
+        Ok(v)
+    }
+    /// A bare big-endian u64, reported.
+    fn be64(&mut self) -> Result<u64> {
+        let at = self.mark();
+        let v = self.r.be64()?;
+        self.emit_int(at, v as i128, Enc::Be64);
+        Ok(v)
+    }
+    /// `n` raw bytes, reported as one field.
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let at = self.mark();
+        let b = self.r.take(n)?;
+        self.emit(at, Meaning::Bytes);
+        Ok(b)
     }
 
-    /// A data-type tag in the family's encoding.
+    /// A data-type tag in the family's encoding, carried as data (a value's type).
     #[inline]
     pub fn tag(&mut self) -> Result<DataType> {
-        match self.fam {
+        self.tag_as(TagRole::Type)
+    }
+
+    /// A data-type tag in the family's encoding, reported as a tag for `role`.
+    #[inline]
+    fn tag_as(&mut self, role: TagRole) -> Result<DataType> {
+        let at = self.mark();
+        let (ty, enc) = self.tag_enc()?;
+        self.emit(at, Meaning::Tag { ty, role, enc });
+        Ok(ty)
+    }
+
+    #[inline]
+    fn tag_enc(&mut self) -> Result<(DataType, Enc)> {
+        Ok(match self.fam {
             Family::Legacy12 => {
                 let at = self.at();
                 let v = self.r.be32()? as i32;
                 if !(0..=65535).contains(&v) {
+                    self.emit_int(at, v as i128, Enc::Be32);
                     return Err(err(
                         Status::ERR_UNKNOWN_DATA_TYPE,
                         at,
                         format!("v12 type number {v} out of range"),
                     ));
                 }
-                Ok(quirks::v12_read_type(v as u16))
+                (quirks::v12_read_type(v as u16), Enc::Be32)
             }
-            Family::Legacy20 | Family::Converged => Ok(DataType(self.r.be16()?)),
-            Family::Modern => Ok(DataType(self.flex(2)? as u16)),
-        }
+            Family::Legacy20 | Family::Converged => (DataType(self.r.be16()?), Enc::Be16),
+            Family::Modern => (DataType(self.flex(2)? as u16), Enc::Flex),
+        })
     }
 
     /// v12/v20's nested described-mode tag: read it and check it names `ty`.
     fn legacy_desc(&mut self, ty: DataType) -> Result<()> {
         if self.desc && self.legacy() {
             let at = self.at();
-            let got = self.tag()?;
+            let got = self.tag_as(TagRole::Described)?;
             let want = match self.fam {
                 // v12 compares the 1.x-mapped tag it read with the type it was asked for,
                 // so a PROC (written as 22, read as INFO_ARRAY) never matches (quirk L1).
@@ -226,7 +568,7 @@ impl<'a> Dec<'a> {
     /// tag): once per call or DATA_ARRAY payload (quirk D2).
     fn int_tag(&mut self, native: DataType) -> Result<DataType> {
         let at = self.at();
-        let remote = self.tag()?;
+        let remote = self.tag_as(TagRole::IntTag)?;
         match remote {
             DataType::INT8
             | DataType::UINT8
@@ -313,11 +655,13 @@ impl<'a> Dec<'a> {
 
     fn string_slice(&mut self) -> Result<Option<&'a [u8]>> {
         let at = self.at();
-        let len = self.i32()?;
+        let (len, enc) = self.i32_enc()?;
+        self.emit(at, Meaning::StringLength { len, enc });
         if self.fam == Family::Legacy12 {
             self.taint_limit(len, at, "string length")?;
         }
         if len == 0 || (len < 0 && self.rel.profile().negative_string_is_null) {
+            self.unname();
             return Ok(None);
         }
         if len < 0 {
@@ -327,6 +671,7 @@ impl<'a> Dec<'a> {
                 format!("negative string length {len} (4.2.2 passes it to malloc)"),
             ));
         }
+        let body_at = self.mark();
         let body = self.r.take(len as usize)?;
         // Master forces the last byte to NUL; 4.2.2 keeps it. A C reader stops at the first NUL.
         let body = if self.rel.profile().string_forces_nul {
@@ -334,20 +679,18 @@ impl<'a> Dec<'a> {
         } else {
             body
         };
-        Ok(Some(&body[..first_nul(body)]))
+        let text = &body[..first_nul(body)];
+        self.emit(body_at, Meaning::Text { text });
+        Ok(Some(text))
     }
     /// A nullable C string.
     fn string(&mut self) -> Result<NullableText> {
-        Ok(self.string_slice()?.map(|b| Text(b.to_vec())))
+        Ok(self.string_slice()?.map(|b| self.text(b)))
     }
-    /// [`Dec::string`] into `slot`, reusing its memory.
+    /// [`Dec::string`] into `slot`.
     #[inline(never)]
     fn string_into(&mut self, slot: &mut NullableText) -> Result<()> {
-        match (self.string_slice()?, slot) {
-            (Some(b), Some(t)) => set_bytes(&mut t.0, b),
-            (Some(b), slot) => *slot = Some(Text(b.to_vec())),
-            (None, slot) => *slot = None,
-        }
+        *slot = self.string()?;
         Ok(())
     }
     /// A string that must not be NULL (keys, namespaces), cut to `max` bytes: NULL is
@@ -361,18 +704,18 @@ impl<'a> Dec<'a> {
         }
     }
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
-        Ok(Text(self.required_slice(what, max)?.to_vec()))
-    }
-    /// [`Dec::required_string`] into `slot`, reusing its memory.
-    fn required_string_into(&mut self, what: &str, max: usize, slot: &mut Text) -> Result<()> {
         let b = self.required_slice(what, max)?;
-        set_bytes(&mut slot.0, b);
+        Ok(self.text(b))
+    }
+    /// [`Dec::required_string`] into `slot`.
+    fn required_string_into(&mut self, what: &str, max: usize, slot: &mut Text) -> Result<()> {
+        *slot = self.required_string(what, max)?;
         Ok(())
     }
     /// SIZE-prefixed bytes, borrowed from the input.
     #[inline]
     fn sized_slice(&mut self) -> Result<&'a [u8]> {
-        if let Some((h, n)) = self.short_sized() {
+        if let Some((h, n)) = self.short_sized_quiet() {
             let s = self.r.take(h + n)?;
             return Ok(&s[h..]);
         }
@@ -400,10 +743,22 @@ impl<'a> Dec<'a> {
         };
         (n <= (rest.len() - h) as u64).then_some((h, n as usize))
     }
+    /// [`Dec::short_sized`] where nobody observes (an observer hears the general path).
+    #[inline(always)]
+    fn short_sized_quiet(&self) -> Option<(usize, usize)> {
+        if O::ACTIVE {
+            None
+        } else {
+            self.short_sized()
+        }
+    }
     #[inline(never)]
     fn sized_slice_general(&mut self) -> Result<&'a [u8]> {
         let at = self.at();
+        // The SIZE prefix and the payload are reported under the same name.
+        let name = self.pending;
         let n = self.size()?;
+        self.pending = name;
         if n > self.r.remaining() as u64 {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
@@ -411,20 +766,36 @@ impl<'a> Dec<'a> {
                 format!("{n} bytes claimed, {} left", self.r.remaining()),
             ));
         }
-        self.r.take(n as usize)
+        self.take(n as usize)
     }
-    fn sized_bytes(&mut self) -> Result<Vec<u8>> {
-        Ok(self.sized_slice()?.to_vec())
+    fn sized_bytes(&mut self) -> Result<Bytes> {
+        let b = self.sized_slice()?;
+        Ok(self.share(b))
     }
     fn float_text(&mut self) -> Result<Option<Text>> {
         self.string()
     }
-    /// How many values to reserve room for ahead of a count of `n`: no more than the bytes
-    /// left could hold, and never more than [`RESERVE_AHEAD`] at once, so that a lying count
-    /// costs no memory the input has not paid for (the vector grows as values decode).
+    /// A vector with room for up to `n` values, as far as the input can pay for it (see
+    /// [`Dec::make_room`]).
     #[inline]
-    fn reserve_hint(&self, n: usize) -> usize {
-        n.min(self.r.remaining()).min(RESERVE_AHEAD)
+    fn with_room<T>(&mut self, n: usize) -> Vec<T> {
+        let mut v = Vec::new();
+        self.make_room(&mut v, n);
+        v
+    }
+    /// Reserve room in `v` for up to `n` more values: no more than one per byte left, and
+    /// only while the decode's reservation budget ([`RESERVE_PER_INPUT_BYTE`] bytes per
+    /// input byte, shared by every container of the decode, so nesting cannot multiply it)
+    /// lasts; beyond that, at most [`RESERVE_AHEAD`] at once. A lying count so costs no
+    /// memory the input has not paid for, and an honest one gets its exact room.
+    #[inline]
+    fn make_room<T>(&mut self, v: &mut Vec<T>, n: usize) {
+        let size = std::mem::size_of::<T>().max(1);
+        let n = n.min(self.r.remaining());
+        let afford = self.reserve_budget / size;
+        let k = if n <= afford { n } else { n.min(RESERVE_AHEAD) };
+        self.reserve_budget = self.reserve_budget.saturating_sub(k * size);
+        v.reserve(k);
     }
 
     /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
@@ -456,34 +827,43 @@ impl<'a> Dec<'a> {
         }
     }
     fn proc(&mut self) -> Result<Proc> {
+        self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
+        self.name(Seg::Name("rank"));
         let rank = self.proc_rank()?;
         Ok(Proc { nspace, rank })
     }
     /// [`Dec::proc`] into `p`, reusing its memory.
     #[inline(never)]
     fn proc_into(&mut self, p: &mut Proc) -> Result<()> {
+        self.name(Seg::Name("nspace"));
         self.required_string_into("namespace", 255, &mut p.nspace)?;
+        self.name(Seg::Name("rank"));
         p.rank = self.proc_rank()?;
         Ok(())
     }
     fn timeval(&mut self) -> Result<Timeval> {
         // Both halves are one INT64 unpack call of two values (quirk R1 for the second).
+        self.name(Seg::Name("sec"));
         let sec = self.i64()?;
         let was = std::mem::replace(&mut self.int_tail, true);
+        self.name(Seg::Name("usec"));
         let usec = self.i64();
         self.int_tail = was;
         Ok(Timeval { sec, usec: usec? })
     }
     fn coord(&mut self) -> Result<Coord> {
-        let view = self.u8()?;
+        self.name(Seg::Name("view"));
+        let view = self.named("view").u8()?;
+        self.name(Seg::Name("dims"));
         let n = self.size()?;
         // No early count check: C allocates `dims` and fails while reading (-50 at the
         // first coordinate, -63 in 4.2.x at a later one); capacity stays bounded by the input.
         let n = usize::try_from(n).unwrap_or(usize::MAX);
-        let mut coord = Vec::with_capacity(self.reserve_hint(n));
+        let mut coord = self.with_room(n);
         for i in 0..n {
             self.int_tail = i > 0;
+            self.name(Seg::Index(i));
             let c = self.u32();
             self.int_tail = false;
             coord.push(c?);
@@ -491,8 +871,9 @@ impl<'a> Dec<'a> {
         Ok(Coord { view, coord })
     }
     fn texts(&mut self, n: usize) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(self.reserve_hint(n));
-        for _ in 0..n {
+        let mut v = self.with_room(n);
+        for i in 0..n {
+            self.name(Seg::Index(i));
             v.push(self.string()?);
         }
         Ok(v)
@@ -501,11 +882,13 @@ impl<'a> Dec<'a> {
     /// An APP's argv or env: `n` strings, none of which may be NULL for the unpacker
     /// (quirk U17); as written, a NULL is kept.
     fn app_texts(&mut self, n: usize, what: &str) -> Result<Vec<NullableText>> {
-        let mut v = Vec::with_capacity(self.reserve_hint(n));
+        let mut v = self.with_room(n);
         for i in 0..n {
             let at = self.at();
+            self.name(Seg::Index(i));
             let s = self.string()?;
             if s.is_none() && self.as_read() {
+                self.name(Seg::Index(i));
                 return Err(err(
                     Status::ERROR,
                     at,
@@ -534,32 +917,39 @@ impl<'a> Dec<'a> {
         capacity: usize,
         values: &mut Vec<Value>,
     ) -> Result<()> {
+        self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
-        Self::call_capacity(n, capacity, count_at)
+        Self::call_capacity(n, capacity, count_at)?;
+        self.leave();
+        Ok(())
     }
 
     /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
     /// [`Dec::unpack_call_into`] without a copy. On error `out` holds garbage.
     pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
         let ty = DataType::BYTE_OBJECT;
+        self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.buffer_prologue(ty, count_at)?;
         // `values(BYTE_OBJECT, n)`: in every family one `leaf`, i.e. one SIZE-prefixed slice,
         // per value.
         let take = n.min(capacity);
         out.clear();
-        out.reserve(self.reserve_hint(take));
-        for _ in 0..take {
+        self.make_room(out, take);
+        for i in 0..take {
+            self.name(Seg::Index(i));
             // `sized_slice`, its fast path inline
-            let (s, stride) = match self.short_sized() {
+            let (s, stride) = match self.short_sized_quiet() {
                 Some((h, n)) => (&self.r.take(h + n)?[h..], h + n),
                 None => (self.sized_slice_general()?, 0),
             };
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
-        Self::call_capacity(n, capacity, count_at)
+        Self::call_capacity(n, capacity, count_at)?;
+        self.leave();
+        Ok(())
     }
 
     /// A call's described-mode count tag and count: (values sent, where the count is).
@@ -577,7 +967,7 @@ impl<'a> Dec<'a> {
         }
         if self.desc {
             let at = self.at();
-            let t = self.tag()?;
+            let t = self.tag_as(TagRole::CountTag)?;
             if t != DataType::INT32 {
                 return Err(err(
                     Status::ERR_UNPACK_FAILURE,
@@ -587,6 +977,7 @@ impl<'a> Dec<'a> {
             }
         }
         let count_at = self.at();
+        self.name(Seg::Name("count"));
         let count = self.i32()?;
         if count < 0 && self.negative_count_fails(ty)? {
             return Err(err(
@@ -609,10 +1000,7 @@ impl<'a> Dec<'a> {
             // the unknown type is refused first (-16)
             return Ok(false);
         }
-        let mut probe = Dec {
-            r: self.r.clone(),
-            ..*self
-        };
+        let mut probe = self.probe();
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             probe.check_buffer_tag(ty)?;
             let remote = probe.int_tag(ty)?;
@@ -639,10 +1027,7 @@ impl<'a> Dec<'a> {
 
     /// Read the described-mode type of the next record without consuming anything.
     pub fn peek_described_type(&self) -> Result<DataType> {
-        let mut probe = Dec {
-            r: self.r.clone(),
-            ..*self
-        };
+        let mut probe = self.probe();
         let at = probe.at();
         let t = probe.tag()?;
         if t != DataType::INT32 {
@@ -716,8 +1101,10 @@ impl<'a> Dec<'a> {
         if ty == DataType::BYTE_OBJECT {
             self.byte_objects_into(out)?;
         } else {
-            for slot in out.iter_mut() {
+            for (i, slot) in out.iter_mut().enumerate() {
+                self.enter(Seg::Index(i));
                 self.one_into(ty, slot)?;
+                self.leave();
             }
         }
         self.push_fresh(ty, n - reuse, out)
@@ -726,15 +1113,16 @@ impl<'a> Dec<'a> {
     /// `one_into(BYTE_OBJECT, slot)` for every slot of `out`, the common case inline.
     #[inline(never)]
     fn byte_objects_into(&mut self, out: &mut [Value]) -> Result<()> {
-        for slot in out {
+        for (i, slot) in out.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             match slot {
                 Value::ByteObject(b) => {
                     // `sized_slice`, its fast path inline
-                    let s = match self.short_sized() {
+                    let s = match self.short_sized_quiet() {
                         Some((h, n)) => &self.r.take(h + n)?[h..],
                         None => self.sized_slice_general()?,
                     };
-                    set_bytes(b, s);
+                    *b = self.share(s);
                 }
                 slot => self.one_into(DataType::BYTE_OBJECT, slot)?,
             }
@@ -745,9 +1133,12 @@ impl<'a> Dec<'a> {
     /// Decode `n` more values of `ty` onto `out`.
     #[inline(never)]
     fn push_fresh(&mut self, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
-        out.reserve(self.reserve_hint(n));
-        for _ in 0..n {
+        let first = out.len();
+        self.make_room(out, n);
+        for i in 0..n {
+            self.enter(Seg::Index(first + i));
             let v = self.one_hot(ty)?;
+            self.leave();
             out.push(v);
         }
         Ok(())
@@ -761,6 +1152,10 @@ impl<'a> Dec<'a> {
             DataType::STRING => Value::String(self.string()?),
             DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
             DataType::INFO => Value::Info(Box::new(self.info()?)),
+            // the common INFO value types, as `leaf` reads them, without its frame
+            DataType::BOOL => Value::Bool(self.u8()? != 0),
+            DataType::UINT32 => Value::Uint32(self.u32()?),
+            DataType::UINT64 => Value::Uint64(self.u64()?),
             _ => self.one(ty)?,
         })
     }
@@ -810,11 +1205,10 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// [`Dec::sized_bytes`] into `b`, reusing its memory.
+    /// [`Dec::sized_bytes`] into `b`.
     #[inline(never)]
-    fn sized_into(&mut self, b: &mut Vec<u8>) -> Result<()> {
-        let s = self.sized_slice()?;
-        set_bytes(b, s);
+    fn sized_into(&mut self, b: &mut Bytes) -> Result<()> {
+        *b = self.sized_bytes()?;
         Ok(())
     }
 
@@ -822,7 +1216,7 @@ impl<'a> Dec<'a> {
     fn check_buffer_tag(&mut self, ty: DataType) -> Result<()> {
         if self.desc {
             let at = self.at();
-            let got = self.tag()?;
+            let got = self.tag_as(TagRole::CallType)?;
             let want = match self.fam {
                 Family::Legacy20 if ty == DataType::COMMAND => DataType::UINT32,
                 // v12 compares the 1.x-mapped tag it read with the type it was asked for,
@@ -862,6 +1256,7 @@ impl<'a> Dec<'a> {
                 ));
             }
             (_, DataType::POINTER) => {
+                self.name(Seg::Name("sentinel"));
                 self.u8()?;
                 // Bounded: one sentinel byte stands for the whole call (quirk P1).
                 if !self.spend_pointers(n as u64) {
@@ -878,15 +1273,19 @@ impl<'a> Dec<'a> {
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             // One always-tag for the whole array, read even for an empty one (quirk D2).
             let remote = self.int_tag(ty)?;
-            let mut out = Vec::with_capacity(self.reserve_hint(n));
+            let mut out = self.with_room(n);
             self.array_int = Some(remote);
             let mut res = Ok(());
             for i in 0..n {
                 self.int_tail = i > 0 && self.fam == Family::Modern;
+                self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
                 match v {
-                    Ok(v) => out.push(v),
+                    Ok(v) => {
+                        self.leave();
+                        out.push(v)
+                    }
                     Err(e) => {
                         res = Err(e);
                         break;
@@ -896,18 +1295,23 @@ impl<'a> Dec<'a> {
             self.array_int = None;
             return res.map(|()| out);
         }
-        let mut out = Vec::with_capacity(self.reserve_hint(n));
+        let mut out = self.with_room(n);
         if self.fam == Family::Modern && quirks::modern_int_array(ty) {
             for i in 0..n {
                 self.int_tail = i > 0;
+                self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
                 out.push(v?);
+                self.leave();
             }
             return Ok(out);
         }
-        for _ in 0..n {
-            out.push(self.one(ty)?);
+        for i in 0..n {
+            self.enter(Seg::Index(i));
+            let v = self.one(ty)?;
+            self.leave();
+            out.push(v);
         }
         Ok(out)
     }
@@ -921,11 +1325,7 @@ impl<'a> Dec<'a> {
             DataType::APP => Value::App(Box::new(self.app()?)),
             DataType::INFO => Value::Info(Box::new(self.info()?)),
             DataType::PDATA => self.pdata()?,
-            DataType::KVAL => {
-                let key = self.string()?;
-                let value = self.value()?;
-                Value::Kval(Box::new(Kval { key, value }))
-            }
+            DataType::KVAL => self.kval()?,
             DataType::DATA_ARRAY => Value::DataArray(Box::new(self.darray()?)),
             DataType::QUERY => self.query(at)?,
             DataType::INFO_ARRAY => self.info_array(at)?,
@@ -934,16 +1334,32 @@ impl<'a> Dec<'a> {
     }
 
     #[inline(never)]
+    fn kval(&mut self) -> Result<Value> {
+        self.name(Seg::Name("key"));
+        let key = self.string()?;
+        self.enter(Seg::Name("value"));
+        let value = self.value()?;
+        self.leave();
+        Ok(Value::Kval(Box::new(Kval { key, value })))
+    }
+
+    #[inline(never)]
     fn pdata(&mut self) -> Result<Value> {
-        let proc = self.proc()?;
+        let proc = self.within("proc", Self::proc)?;
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
+        self.enter(Seg::Type(vt));
         let value = self.value_payload(vt)?;
+        self.leave();
+        self.leave();
         Ok(Value::Pdata(Box::new(Pdata { proc, key, value })))
     }
 
     #[inline(never)]
     fn query(&mut self, at: usize) -> Result<Value> {
+        self.name(Seg::Name("nkeys"));
         let n = self.i32()?;
         self.taint_limit(n, at, "QUERY nkeys")?;
         let n = if n > 0 {
@@ -951,8 +1367,11 @@ impl<'a> Dec<'a> {
         } else {
             0
         };
+        self.enter(Seg::Name("keys"));
         let keys = self.texts(n)?;
+        self.leave();
         let qat = self.at();
+        self.name(Seg::Name("nqual"));
         let nq = self.size()?;
         let nq = self.count_check(nq, qat, "QUERY qualifiers")?;
         // OpenPMIx has no cap here either (a qualifier's VALUE may be a QUERY again, and its
@@ -971,37 +1390,20 @@ impl<'a> Dec<'a> {
     }
 
     fn query_qualifiers(&mut self, keys: Vec<NullableText>, nq: usize) -> Result<Value> {
-        let mut qualifiers = Vec::with_capacity(self.reserve_hint(nq));
-        for _ in 0..nq {
+        let mut qualifiers = self.with_room(nq);
+        self.enter(Seg::Name("qualifiers"));
+        for i in 0..nq {
+            self.enter(Seg::Index(i));
             qualifiers.push(self.info()?);
+            self.leave();
         }
+        self.leave();
         Ok(Value::Query(Box::new(Query { keys, qualifiers })))
     }
 
     #[inline(never)]
     fn info_array(&mut self, at: usize) -> Result<Value> {
-        let n = if self.fam == Family::Legacy20
-            && !self.as_read()
-            && self
-                .rel
-                .profile()
-                .size_tagged(DataType::INFO_ARRAY, self.fam)
-        {
-            // As written by the base SIZE packer: the always-tag only (quirk L2).
-            let remote = self.tag()?;
-            self.int_of(remote)? as u64
-        } else if self.as_read()
-            && self
-                .rel
-                .profile()
-                .info_array_unpack_tagged_in
-                .contains(&self.fam)
-        {
-            // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
-            self.size()?
-        } else {
-            self.modex_size(DataType::INFO_ARRAY)?
-        };
+        let n = self.info_array_size()?;
         let n = self.count_check(n, at, "INFO_ARRAY")?;
         // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
         // DATA_ARRAY cap so that a hostile peer cannot overflow ours.
@@ -1018,30 +1420,65 @@ impl<'a> Dec<'a> {
         r
     }
 
+    /// An INFO_ARRAY's element count, in a frame of its own (off the recursion path).
+    #[inline(never)]
+    fn info_array_size(&mut self) -> Result<u64> {
+        self.name(Seg::Name("size"));
+        Ok(
+            if self.fam == Family::Legacy20
+                && !self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .size_tagged(DataType::INFO_ARRAY, self.fam)
+            {
+                // As written by the base SIZE packer: the always-tag only (quirk L2).
+                let remote = self.tag_as(TagRole::IntTag)?;
+                self.int_of(remote)? as u64
+            } else if self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .info_array_unpack_tagged_in
+                    .contains(&self.fam)
+            {
+                // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
+                self.size()?
+            } else {
+                self.modex_size(DataType::INFO_ARRAY)?
+            },
+        )
+    }
+
     fn info_array_elements(&mut self, n: usize) -> Result<Value> {
         if n > 0 && self.as_read() {
             // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
             // receiver then holds is each VALUE's struct over the key, whose C string is the
             // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
-            let mut infos = Vec::with_capacity(self.reserve_hint(n));
-            for _ in 0..n {
+            let mut infos = self.with_room(n);
+            for i in 0..n {
+                self.enter(Seg::Index(i));
+                self.note("an INFO read as a VALUE by the receiver (quirk U11): its key is the type's bytes, no value");
                 let ty = self.value()?.data_type().0.to_le_bytes();
+                self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
                 infos.push(Info {
-                    key: Text(key),
+                    key: Text::from(key),
                     flags: 0,
                     value: Value::Undef,
                 });
             }
             return Ok(Value::InfoArray(infos));
         }
-        let mut infos = Vec::with_capacity(self.reserve_hint(n));
-        for _ in 0..n {
+        let mut infos = self.with_room(n);
+        for i in 0..n {
+            self.enter(Seg::Index(i));
             infos.push(if self.fam == Family::Legacy20 {
                 self.base_info()?
             } else {
                 self.info()?
             });
+            self.leave();
         }
         Ok(Value::InfoArray(infos))
     }
@@ -1069,12 +1506,12 @@ impl<'a> Dec<'a> {
             DataType::UINT64 => Value::Uint64(self.u64()?),
             DataType::FLOAT => Value::Float(
                 self.float_text()?
-                    .map(|t| parse_strtof(&t.0))
+                    .map(|t| parse_strtof(&t[..]))
                     .unwrap_or(0.0),
             ),
             DataType::DOUBLE => Value::Double(
                 self.float_text()?
-                    .map(|t| parse_strtod(&t.0))
+                    .map(|t| parse_strtod(&t[..]))
                     .unwrap_or(0.0),
             ),
             DataType::TIMEVAL => Value::Timeval(self.timeval()?),
@@ -1089,7 +1526,7 @@ impl<'a> Dec<'a> {
                 let kind = if self.legacy() { 0 } else { self.u8()? };
                 Value::Buffer(Buffer {
                     kind,
-                    bytes: self.sized_bytes()?,
+                    bytes: self.named("bytes").sized_bytes()?,
                 })
             }
             DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
@@ -1097,9 +1534,10 @@ impl<'a> Dec<'a> {
             DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.sized_bytes()?),
             DataType::DATA_BUFFER => Value::DataBuffer(self.sized_bytes()?),
             DataType::MODEX => {
-                let n = self.modex_size(DataType::MODEX)?;
+                let n = self.named("size").modex_size(DataType::MODEX)?;
                 let n = self.count_check(n, at, "MODEX")?;
-                Value::Modex(self.r.take(n)?.to_vec())
+                let b = self.named("blob").take(n)?;
+                Value::Modex(self.share(b))
             }
             DataType::PERSIST | DataType::SCOPE | DataType::DATA_RANGE => {
                 let x = if fam == Family::Legacy12 {
@@ -1119,17 +1557,17 @@ impl<'a> Dec<'a> {
             }),
             DataType::INFO_DIRECTIVES => Value::InfoDirectives(self.u32()?),
             DataType::DATA_TYPE => Value::DataType(DataType(match fam {
-                Family::Legacy12 => self.r.be32()? as u16,
+                Family::Legacy12 => self.be32()? as u16,
                 Family::Modern if !self.datatype_as_written() => self.i16()? as u16,
                 _ => self.u16()?,
             })),
             DataType::PROC_STATE => Value::ProcState(self.u8()?),
             DataType::PROC_INFO => {
-                let proc = self.proc()?;
-                let hostname = self.string()?;
-                let executable = self.string()?;
-                let pid = self.pid()?;
-                let state = self.u8()?;
+                let proc = self.within("proc", Self::proc)?;
+                let hostname = self.named("hostname").string()?;
+                let executable = self.named("executable").string()?;
+                let pid = self.named("pid").pid()?;
+                let state = self.named("state").u8()?;
                 Value::ProcInfo(Box::new(ProcInfo {
                     proc,
                     hostname,
@@ -1141,28 +1579,31 @@ impl<'a> Dec<'a> {
             DataType::PROC_RANK => Value::ProcRank(self.proc_rank()?),
             DataType::ALLOC_DIRECTIVE => Value::AllocDirective(self.u8()?),
             DataType::IOF_CHANNEL => Value::IofChannel(self.u16()?),
-            DataType::ENVAR => Value::Envar(Envar {
-                name: self.string()?,
-                value: self.string()?,
-                separator: self.u8()?,
-            }),
+            DataType::ENVAR => Value::Envar(Box::new(Envar {
+                name: self.named("name").string()?,
+                value: self.named("value").string()?,
+                separator: self.named("separator").u8()?,
+            })),
             DataType::COORD => Value::Coord(self.coord()?),
             DataType::REGATTR => {
-                let name = self.string()?;
+                let name = self.named("name").string()?;
                 let key = self.required_string("key", 511)?;
+                self.name(Seg::Name("type"));
                 let t = if self.datatype_as_written() {
                     self.u16()?
                 } else {
                     self.i16()? as u16
                 };
                 let nat = self.at();
-                let nd = self.i32()?;
+                let nd = self.named("ndescriptions").i32()?;
                 let nd = if nd > 0 {
                     self.count_check(nd as u64, nat, "REGATTR descriptions")?
                 } else {
                     0
                 };
+                self.enter(Seg::Name("description"));
                 let description = self.texts(nd)?;
+                self.leave();
                 Value::Regattr(Box::new(Regattr {
                     name,
                     key,
@@ -1175,16 +1616,20 @@ impl<'a> Dec<'a> {
             DataType::LINK_STATE => Value::LinkState(self.u8()?),
             DataType::PROC_CPUSET => Value::ProcCpuset(self.string()?),
             DataType::GEOMETRY => {
-                let fabric = self.size()?;
-                let uuid = self.string()?;
-                let osname = self.string()?;
+                let fabric = self.named("fabric").size()?;
+                let uuid = self.named("uuid").string()?;
+                let osname = self.named("osname").string()?;
                 let cat = self.at();
-                let n = self.size()?;
+                let n = self.named("ncoords").size()?;
                 let n = self.count_check(n, cat, "GEOMETRY coordinates")?;
-                let mut coordinates = Vec::with_capacity(self.reserve_hint(n));
-                for _ in 0..n {
+                let mut coordinates = self.with_room(n);
+                self.enter(Seg::Name("coordinates"));
+                for i in 0..n {
+                    self.enter(Seg::Index(i));
                     coordinates.push(self.coord()?);
+                    self.leave();
                 }
+                self.leave();
                 Value::Geometry(Box::new(Geometry {
                     fabric,
                     uuid,
@@ -1192,44 +1637,45 @@ impl<'a> Dec<'a> {
                     coordinates,
                 }))
             }
-            DataType::DEVICE_DIST => Value::DeviceDist(DeviceDist {
-                uuid: self.string()?,
-                osname: self.string()?,
-                devtype: self.u64()?,
-                mindist: self.u16()?,
-                maxdist: self.u16()?,
-            }),
-            DataType::ENDPOINT => Value::Endpoint(Endpoint {
-                uuid: self.string()?,
-                osname: self.string()?,
-                endpt: self.sized_bytes()?,
-            }),
+            DataType::DEVICE_DIST => Value::DeviceDist(Box::new(DeviceDist {
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                devtype: self.named("devtype").u64()?,
+                mindist: self.named("mindist").u16()?,
+                maxdist: self.named("maxdist").u16()?,
+            })),
+            DataType::ENDPOINT => Value::Endpoint(Box::new(Endpoint {
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                endpt: self.named("endpt").sized_bytes()?,
+            })),
             DataType::TOPO => Value::Topo(self.string()?),
             DataType::DEVTYPE => Value::Devtype(self.u64()?),
             DataType::LOCTYPE => Value::Loctype(self.u16()?),
             // PMIX_LOAD_NSPACE zeroes the array and copies nothing for NULL (quirk U15).
             DataType::PROC_NSPACE => Value::ProcNspace(match self.string_slice()? {
-                Some(b) => Text(b[..b.len().min(255)].to_vec()),
-                None => Text(Vec::new()),
+                Some(b) => self.text(&b[..b.len().min(255)]),
+                None => Text::default(),
             }),
             DataType::PROC_STATS => {
-                let node = self.string()?;
-                let proc = self.proc()?;
-                let pid = self.pid()?;
-                let cmd = self.string()?;
-                let state = self.u8()?;
-                let time = self.timeval()?;
-                let priority = self.i32()?;
-                let num_threads = self.i16()?;
-                let pss = self.f32_text()?;
-                let vsize = self.f32_text()?;
-                let rss = self.f32_text()?;
+                let node = self.named("node").string()?;
+                let proc = self.within("proc", Self::proc)?;
+                let pid = self.named("pid").pid()?;
+                let cmd = self.named("cmd").string()?;
+                let state = self.named("state").u8()?;
+                let time = self.within("time", Self::timeval)?;
+                let priority = self.named("priority").i32()?;
+                let num_threads = self.named("num_threads").i16()?;
+                let pss = self.named("pss").f32_text()?;
+                let vsize = self.named("vsize").f32_text()?;
+                let rss = self.named("rss").f32_text()?;
                 if self.rel.profile().proc_stats_reads_peak_vsize && self.as_read() {
                     // 4.2.x reads a peak_vsize its packer never wrote (quirk U10).
+                    self.name(Seg::Name("peak_vsize (read, never written: quirk U10)"));
                     self.f32_text()?;
                 }
-                let processor = self.i16()?;
-                let sample_time = self.timeval()?;
+                let processor = self.named("processor").i16()?;
+                let sample_time = self.within("sample_time", Self::timeval)?;
                 Value::ProcStats(Box::new(ProcStats {
                     node,
                     proc,
@@ -1246,28 +1692,33 @@ impl<'a> Dec<'a> {
                     sample_time,
                 }))
             }
-            DataType::DISK_STATS => Value::DiskStats(self.disk_stats()?),
-            DataType::NET_STATS => Value::NetStats(self.net_stats()?),
+            DataType::DISK_STATS => Value::DiskStats(Box::new(self.disk_stats()?)),
+            DataType::NET_STATS => Value::NetStats(Box::new(self.net_stats()?)),
             DataType::NODE_STATS => {
-                let node = self.string()?;
+                let node = self.named("node").string()?;
                 let mut floats = [0f32; 11];
-                for f in floats.iter_mut() {
+                for (i, f) in floats.iter_mut().enumerate() {
+                    self.name(Seg::Name(NODE_FLOATS[i]));
                     *f = self.f32_text()?;
                 }
-                let sample_time = self.timeval()?;
+                let sample_time = self.within("sample_time", Self::timeval)?;
                 let dat = self.at();
-                let nd = self.size()?;
+                let nd = self.named("ndiskstats").size()?;
                 let nd = self.count_check(nd, dat, "NODE_STATS disks")?;
-                let mut diskstats = Vec::with_capacity(self.reserve_hint(nd));
-                for _ in 0..nd {
-                    diskstats.push(self.disk_stats()?);
+                let mut diskstats = self.with_room(nd);
+                for i in 0..nd {
+                    self.enter(Seg::Index(i));
+                    diskstats.push(self.within("diskstats", Self::disk_stats)?);
+                    self.leave();
                 }
                 let nat = self.at();
-                let nn = self.size()?;
+                let nn = self.named("nnetstats").size()?;
                 let nn = self.count_check(nn, nat, "NODE_STATS nets")?;
-                let mut netstats = Vec::with_capacity(self.reserve_hint(nn));
-                for _ in 0..nn {
-                    netstats.push(self.net_stats()?);
+                let mut netstats = self.with_room(nn);
+                for i in 0..nn {
+                    self.enter(Seg::Index(i));
+                    netstats.push(self.within("netstats", Self::net_stats)?);
+                    self.leave();
                 }
                 Value::NodeStats(Box::new(NodeStats {
                     node,
@@ -1281,25 +1732,25 @@ impl<'a> Dec<'a> {
             DataType::STOR_ACCESS => Value::StorAccess(self.u64()?),
             DataType::STOR_PERSIST => Value::StorPersist(self.u64()?),
             DataType::STOR_ACCESS_TYPE => Value::StorAccessType(self.u16()?),
-            DataType::DEVICE => Value::Device(Device {
-                uuid: self.string()?,
-                osname: self.string()?,
-                devtype: self.u64()?,
-            }),
+            DataType::DEVICE => Value::Device(Box::new(Device {
+                uuid: self.named("uuid").string()?,
+                osname: self.named("osname").string()?,
+                devtype: self.named("devtype").u64()?,
+            })),
             DataType::RESBLOCK_DIRECTIVE => Value::ResblockDirective(self.u8()?),
             DataType::RESOURCE_UNIT => Value::ResourceUnit(ResourceUnit {
-                devtype: self.u64()?,
-                count: self.size()?,
+                devtype: self.named("devtype").u64()?,
+                count: self.named("count").size()?,
             }),
-            DataType::NODE_PID => Value::NodePid(NodePid {
-                hostname: self.string()?,
-                nodeid: self.u32()?,
-                pid: self.pid()?,
-            }),
-            DataType::REGEX2 => Value::Regex2(Regex2 {
-                kind: self.string()?,
-                regex: self.sized_bytes()?,
-            }),
+            DataType::NODE_PID => Value::NodePid(Box::new(NodePid {
+                hostname: self.named("hostname").string()?,
+                nodeid: self.named("nodeid").u32()?,
+                pid: self.named("pid").pid()?,
+            })),
+            DataType::REGEX2 => Value::Regex2(Box::new(Regex2 {
+                kind: self.named("kind").string()?,
+                regex: self.named("regex").sized_bytes()?,
+            })),
             DataType::ALLOC_INHERIT => Value::AllocInherit(self.u8()?),
             DataType::POINTER => {
                 self.u8()?;
@@ -1318,21 +1769,23 @@ impl<'a> Dec<'a> {
     fn f32_text(&mut self) -> Result<f32> {
         Ok(self
             .float_text()?
-            .map(|t| parse_strtof(&t.0))
+            .map(|t| parse_strtof(&t[..]))
             .unwrap_or(0.0))
     }
     fn disk_stats(&mut self) -> Result<DiskStats> {
-        let disk = self.string()?;
+        let disk = self.named("disk").string()?;
         let mut counters = [0u64; 11];
-        for c in counters.iter_mut() {
+        for (i, c) in counters.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             *c = self.u64()?;
         }
         Ok(DiskStats { disk, counters })
     }
     fn net_stats(&mut self) -> Result<NetStats> {
-        let interface = self.string()?;
+        let interface = self.named("interface").string()?;
         let mut counters = [0u64; 6];
-        for c in counters.iter_mut() {
+        for (i, c) in counters.iter_mut().enumerate() {
+            self.name(Seg::Index(i));
             *c = self.u64()?;
         }
         Ok(NetStats {
@@ -1343,7 +1796,7 @@ impl<'a> Dec<'a> {
 
     /// REGEX: preg framing with no bfrops length (`raw:...\0`, `blob:\0component=..:\0size=N:\0` + N bytes,
     /// and in 4.2.x `pmix[...]\0`).
-    fn regex(&mut self) -> Result<Vec<u8>> {
+    fn regex(&mut self) -> Result<Bytes> {
         let at = self.at();
         let rest = self.r.rest();
         let cstr_len = |b: &[u8]| b.iter().position(|c| *c == 0);
@@ -1375,7 +1828,8 @@ impl<'a> Dec<'a> {
                     "regex blob larger than the input",
                 ));
             }
-            return Ok(self.r.take(off + digits)?.to_vec());
+            let b = self.take(off + digits)?;
+            return Ok(self.share(b));
         }
         let framed = rest.starts_with(b"raw:")
             || (self.rel.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
@@ -1390,7 +1844,8 @@ impl<'a> Dec<'a> {
                     "unterminated regex",
                 )
             })?;
-            return Ok(self.r.take(n + 1)?.to_vec());
+            let b = self.take(n + 1)?;
+            return Ok(self.share(b));
         }
         // No preg module claims it: OpenPMIx falls back to a whole unpack of one STRING
         // through its own peer's module, which refuses a buffer of another kind than its
@@ -1414,11 +1869,12 @@ impl<'a> Dec<'a> {
         if self.rel.profile().size_tagged(ty, self.fam) {
             self.size()
         } else {
-            self.r.be64()
+            self.be64()
         }
     }
 
     fn value_type(&mut self) -> Result<DataType> {
+        self.name(Seg::Name("type"));
         Ok(match self.fam {
             Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
             // Quirk U3: the value type went out as an INT from a 2-byte field.
@@ -1428,88 +1884,120 @@ impl<'a> Dec<'a> {
     }
 
     fn value(&mut self) -> Result<Value> {
+        self.name(Seg::Name("type"));
         let ty = match self.fam {
             Family::Legacy12 => quirks::v12_read_type(self.int()? as u32 as u16),
             _ => self.tag()?,
         };
-        self.value_payload(ty)
+        self.enter(Seg::Type(ty));
+        let r = self.value_payload(ty);
+        if r.is_ok() {
+            self.leave();
+        }
+        r
     }
 
     fn info(&mut self) -> Result<Info> {
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
         let flags = if self.fam == Family::Legacy12 {
             0
         } else {
-            self.u32()?
+            self.named("flags").u32()?
         };
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
+        self.enter(Seg::Type(vt));
         let value = self.value_payload(vt)?;
+        self.leave();
+        self.leave();
         Ok(Info { key, flags, value })
     }
 
     /// [`Dec::info`] into `info`, reusing its memory.
     fn info_into(&mut self, info: &mut Info) -> Result<()> {
+        self.name(Seg::Name("key"));
         self.required_string_into("key", 511, &mut info.key)?;
         info.flags = if self.fam == Family::Legacy12 {
             0
         } else {
-            self.u32()?
+            self.named("flags").u32()?
         };
+        self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
-        self.value_payload_into(vt, &mut info.value)
+        self.value_payload_into(vt, &mut info.value)?;
+        self.leave();
+        Ok(())
     }
 
     fn base_info(&mut self) -> Result<Info> {
+        self.name(Seg::Name("key"));
         let key = self.required_string("key", 511)?;
-        let flags = self.u32()?;
-        let vt = DataType(self.r.be16()?);
+        let flags = self.named("flags").u32()?;
+        self.enter(Seg::Name("value"));
+        let vt = DataType(self.named("type").be16()?);
+        self.enter(Seg::Type(vt));
         // The base pack_val wrote v20's packers' output without pack_buffer's tag (quirk L2).
         let value = if vt == DataType::UNDEF {
+            self.note("no payload");
             Value::Undef
         } else {
             self.one(vt)?
         };
+        self.leave();
+        self.leave();
         Ok(Info { key, flags, value })
     }
 
     fn app(&mut self) -> Result<App> {
-        let cmd = self.string()?;
+        let cmd = self.named("cmd").string()?;
         let at = self.at();
-        let argc = self.int()?;
+        let argc = self.named("argc").int()?;
         let argc = if argc > 0 {
             self.count_check(argc as u64, at, "APP argc")?
         } else {
             0
         };
+        self.enter(Seg::Name("argv"));
         let argv = self.app_texts(argc, "argv")?;
+        self.leave();
         let at = self.at();
-        let envc = self.i32()?;
+        let envc = self.named("envc").i32()?;
         self.taint_limit(envc, at, "APP envc")?;
         let envc = if envc > 0 {
             self.count_check(envc as u64, at, "APP envc")?
         } else {
             0
         };
+        self.enter(Seg::Name("env"));
         let env = self.app_texts(envc, "env")?;
+        self.leave();
         let cwd = if self.fam == Family::Legacy12 {
             None
         } else {
-            self.string()?
+            self.named("cwd").string()?
         };
-        let maxprocs = self.int()?;
+        let maxprocs = self.named("maxprocs").int()?;
         let at = self.at();
-        let ninfo = self.size()?;
+        let ninfo = self.named("ninfo").size()?;
         let ninfo = self.count_check(ninfo, at, "APP ninfo")?;
-        let mut info = Vec::with_capacity(self.reserve_hint(ninfo));
-        for _ in 0..ninfo {
+        let mut info = self.with_room(ninfo);
+        self.enter(Seg::Name("info"));
+        for i in 0..ninfo {
+            self.enter(Seg::Index(i));
             info.push(self.info()?);
+            self.leave();
         }
+        self.leave();
         if self.fam == Family::Legacy12
             && self.as_read()
             && self.rel.profile().info_create_marks_end
         {
             // v12 has no flags on the wire, so the array-end marker that PMIX_INFO_CREATE
             // puts on the last element is what the receiver sees (quirk U13).
+            if !info.is_empty() {
+                self.note("the receiver's last info has flags 0x2 = ARRAY_END: v12 sends no flags (quirk U13)");
+            }
             if let Some(last) = info.last_mut() {
                 last.flags = quirks::INFO_ARRAY_END;
             }
@@ -1542,6 +2030,7 @@ impl<'a> Dec<'a> {
             return Ok(());
         };
         self.depth += 1;
+        self.enter(Seg::Type(ty));
         let r = if self.fam == Family::Legacy20 {
             self.legacy_desc(ty)
                 .and_then(|()| self.values_into(ty, n, &mut d.values))
@@ -1549,7 +2038,9 @@ impl<'a> Dec<'a> {
             self.values_into(ty, n, &mut d.values)
         };
         self.depth -= 1;
-        r
+        r?;
+        self.leave();
+        Ok(())
     }
 
     /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
@@ -1565,8 +2056,8 @@ impl<'a> Dec<'a> {
             ));
         }
         let ty = match self.fam {
-            Family::Legacy20 => DataType(self.r.be16()?),
-            _ => self.tag()?,
+            Family::Legacy20 => DataType(self.named("element type").be16()?),
+            _ => self.named("element type").tag()?,
         };
         if ty == DataType::UNDEF
             && !self.rel.profile().darray_undef_has_size
@@ -1575,7 +2066,7 @@ impl<'a> Dec<'a> {
             return Ok((ty, None));
         }
         let nat = self.at();
-        let n = self.size()?;
+        let n = self.named("size").size()?;
         if n == 0 || ty == DataType::UNDEF {
             return Ok((ty, None));
         }
@@ -1660,6 +2151,7 @@ impl<'a> Dec<'a> {
 
     /// [`Dec::value_payload`] into `slot`, reusing its memory where [`Dec::one_into`] can.
     fn value_payload_into(&mut self, ty: DataType, slot: &mut Value) -> Result<()> {
+        self.enter(Seg::Type(ty));
         // The modern and converged families' checks, all passed: `one(ty)`.
         if matches!(self.fam, Family::Converged | Family::Modern)
             && ty != DataType::UNDEF
@@ -1667,9 +2159,12 @@ impl<'a> Dec<'a> {
             && self.comp.registers(ty, self.rel)
             && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty))
         {
-            return self.one_into(ty, slot);
+            self.one_into(ty, slot)?;
+        } else {
+            self.replace_payload(ty, slot)?;
         }
-        self.replace_payload(ty, slot)
+        self.leave();
+        Ok(())
     }
 
     /// `*slot = value_payload(ty)`.
@@ -1679,13 +2174,17 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// The payload of a `pmix_value_t` whose type was just read.
+    /// The payload of a `pmix_value_t` whose type was just read (the caller opens the
+    /// observer's step for the type: this frame is on the recursion path of nested values).
     fn value_payload(&mut self, ty: DataType) -> Result<Value> {
         let at = self.at();
         if ty == DataType::UNDEF {
             return match self.fam {
                 Family::Legacy12 => Err(err(Status::ERROR, at, "v12 VALUE of UNDEF")),
-                _ => Ok(Value::Undef),
+                _ => {
+                    self.note("no payload");
+                    Ok(Value::Undef)
+                }
             };
         }
         match self.fam {
@@ -1755,11 +2254,48 @@ impl<'a> Dec<'a> {
                         ),
                     ));
                 }
-                self.one(ty)
+                // the common leaf types without `one`'s frame; the nesting ones through `one`,
+                // keeping `one_hot`'s larger frame off the recursion path
+                match ty {
+                    DataType::PROC
+                    | DataType::STRING
+                    | DataType::BOOL
+                    | DataType::UINT32
+                    | DataType::UINT64
+                    | DataType::BYTE_OBJECT => self.one_hot(ty),
+                    _ => self.one(ty),
+                }
             }
         }
     }
 }
+
+/// Whether a field of this meaning leaves the pending name to the field after it: a tag in
+/// front of a value, or a string's length, belongs to the named field that follows.
+fn keeps_name(meaning: &Meaning<'_>) -> bool {
+    matches!(
+        meaning,
+        Meaning::Tag {
+            role: TagRole::IntTag | TagRole::Described,
+            ..
+        } | Meaning::StringLength { .. }
+    )
+}
+
+/// NODE_STATS's eleven float fields, in wire order.
+const NODE_FLOATS: [&str; 11] = [
+    "la",
+    "la5",
+    "la15",
+    "total_mem",
+    "free_mem",
+    "buffers",
+    "cached",
+    "swap_cached",
+    "swap_total",
+    "swap_free",
+    "mapped",
+];
 
 /// Prefetch the byte where the prefix of the record `AHEAD` records on would be if records
 /// kept their current `stride`. Walking a run of records by their length prefixes alone is
@@ -1794,18 +2330,6 @@ fn first_nul(b: &[u8]) -> usize {
         .iter()
         .position(|c| *c == 0)
         .unwrap_or(chunks.remainder().len())
-}
-
-/// Overwrite `dst` with `src`, keeping `dst`'s allocation when it is large enough.
-#[inline]
-fn set_bytes(dst: &mut Vec<u8>, src: &[u8]) {
-    if dst.len() == src.len() {
-        // the common case when reusing: no capacity check, no length update
-        dst.copy_from_slice(src);
-    } else {
-        dst.clear();
-        dst.extend_from_slice(src);
-    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ pub struct Error {
     /// For encode errors: the bytes OpenPMIx leaves in the buffer before the failure
     /// (it never rolls back).
     pub partial: Vec<u8>,
+    /// For decode errors: where in the call the failing field is, as the decoder's
+    /// observer path names it (e.g. `INFO[3].value.PROC.rank`); empty when unknown.
+    pub path: String,
 }
 
 impl Error {
@@ -32,6 +35,7 @@ impl Error {
             ty: None,
             reason: reason.into(),
             partial: Vec::new(),
+            path: String::new(),
         }
     }
 }
@@ -46,7 +50,11 @@ impl fmt::Display for Error {
         if let Some(t) = self.ty {
             write!(f, ", {t}")?;
         }
-        write!(f, "): {}", self.reason)
+        f.write_str(")")?;
+        if !self.path.is_empty() {
+            write!(f, " in {}", self.path)?;
+        }
+        write!(f, ": {}", self.reason)
     }
 }
 

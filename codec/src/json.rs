@@ -10,6 +10,7 @@
 
 use crate::types::DataType;
 use crate::value::*;
+use bytes::Bytes;
 use serde_json::{json, Map, Value as J};
 
 fn hexs(b: &[u8]) -> String {
@@ -31,7 +32,7 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 fn text_j(t: &Text) -> J {
     match t.as_str() {
         Some(s) => J::String(s.to_string()),
-        None => json!({ "hex": hexs(&t.0) }),
+        None => json!({ "hex": hexs(&t[..]) }),
     }
 }
 fn ntext_j(t: &NullableText) -> J {
@@ -174,8 +175,8 @@ pub fn value_to_json(v: &Value) -> J {
         Value::NodeStats(n) => json!({
             "node": ntext_j(&n.node), "floats": n.floats.iter().map(|f| float_j(*f as f64)).collect::<Vec<_>>(),
             "sample_time": tv_j(&n.sample_time),
-            "diskstats": n.diskstats.iter().map(|d| value_to_json(&Value::DiskStats(d.clone()))).collect::<Vec<_>>(),
-            "netstats": n.netstats.iter().map(|d| value_to_json(&Value::NetStats(d.clone()))).collect::<Vec<_>>()
+            "diskstats": n.diskstats.iter().map(|d| value_to_json(&Value::DiskStats(Box::new(d.clone())))).collect::<Vec<_>>(),
+            "netstats": n.netstats.iter().map(|d| value_to_json(&Value::NetStats(Box::new(d.clone())))).collect::<Vec<_>>()
         }),
         Value::Device(d) => {
             json!({ "uuid": ntext_j(&d.uuid), "osname": ntext_j(&d.osname), "type": d.devtype })
@@ -219,10 +220,8 @@ fn fint<T: TryFrom<i128>>(o: &J, k: &str) -> Result<T, JsonError> {
 }
 fn text(j: &J) -> Result<Text, JsonError> {
     match j {
-        J::String(s) => Ok(Text(s.as_bytes().to_vec())),
-        J::Object(_) => Ok(Text(unhex(
-            field(j, "hex")?.as_str().ok_or("hex must be a string")?,
-        )?)),
+        J::String(s) => Ok(Text::from(s.as_str())),
+        J::Object(_) => Ok(Text::from(bytes(j)?)),
         _ => Err(format!("expected a string, got {j}")),
     }
 }
@@ -236,8 +235,8 @@ fn ntext(j: &J) -> Result<NullableText, JsonError> {
 fn ftext(o: &J, k: &str) -> Result<NullableText, JsonError> {
     ntext(field(o, k)?)
 }
-fn bytes(j: &J) -> Result<Vec<u8>, JsonError> {
-    unhex(field(j, "hex")?.as_str().ok_or("hex must be a string")?)
+fn bytes(j: &J) -> Result<Bytes, JsonError> {
+    Ok(unhex(field(j, "hex")?.as_str().ok_or("hex must be a string")?)?.into())
 }
 fn float(j: &J) -> Result<f64, JsonError> {
     match j {
@@ -421,11 +420,11 @@ pub fn value_from_json(ty: DataType, j: &J) -> Result<Value, JsonError> {
         DataType::ALLOC_DIRECTIVE => V::AllocDirective(int(j)?),
         DataType::INFO_ARRAY => V::InfoArray(arr(j)?.iter().map(info).collect::<Result<_, _>>()?),
         DataType::IOF_CHANNEL => V::IofChannel(int(j)?),
-        DataType::ENVAR => V::Envar(Envar {
+        DataType::ENVAR => V::Envar(Box::new(Envar {
             name: ftext(j, "envar")?,
             value: ftext(j, "value")?,
             separator: fint(j, "separator")?,
-        }),
+        })),
         DataType::COORD => V::Coord(coord(j)?),
         DataType::REGATTR => V::Regattr(Box::new(Regattr {
             name: ftext(j, "name")?,
@@ -444,18 +443,18 @@ pub fn value_from_json(ty: DataType, j: &J) -> Result<Value, JsonError> {
                 .map(coord)
                 .collect::<Result<_, _>>()?,
         })),
-        DataType::DEVICE_DIST => V::DeviceDist(DeviceDist {
+        DataType::DEVICE_DIST => V::DeviceDist(Box::new(DeviceDist {
             uuid: ftext(j, "uuid")?,
             osname: ftext(j, "osname")?,
             devtype: fint(j, "type")?,
             mindist: fint(j, "mindist")?,
             maxdist: fint(j, "maxdist")?,
-        }),
-        DataType::ENDPOINT => V::Endpoint(Endpoint {
+        })),
+        DataType::ENDPOINT => V::Endpoint(Box::new(Endpoint {
             uuid: ftext(j, "uuid")?,
             osname: ftext(j, "osname")?,
             endpt: bytes(field(j, "endpt")?)?,
-        }),
+        })),
         DataType::DEVTYPE => V::Devtype(int(j)?),
         DataType::LOCTYPE => V::Loctype(int(j)?),
         DataType::PROC_NSPACE => V::ProcNspace(text(j)?),
@@ -474,14 +473,14 @@ pub fn value_from_json(ty: DataType, j: &J) -> Result<Value, JsonError> {
             processor: fint(j, "processor")?,
             sample_time: tv(field(j, "sample_time")?)?,
         })),
-        DataType::DISK_STATS => V::DiskStats(DiskStats {
+        DataType::DISK_STATS => V::DiskStats(Box::new(DiskStats {
             disk: ftext(j, "disk")?,
             counters: u64s(field(j, "counters")?)?,
-        }),
-        DataType::NET_STATS => V::NetStats(NetStats {
+        })),
+        DataType::NET_STATS => V::NetStats(Box::new(NetStats {
             interface: ftext(j, "net_interface")?,
             counters: u64s(field(j, "counters")?)?,
-        }),
+        })),
         DataType::NODE_STATS => V::NodeStats(Box::new(NodeStats {
             node: ftext(j, "node")?,
             floats: f32s(field(j, "floats")?)?,
@@ -489,14 +488,14 @@ pub fn value_from_json(ty: DataType, j: &J) -> Result<Value, JsonError> {
             diskstats: farr(j, "diskstats")?
                 .iter()
                 .map(|d| match value_from_json(DataType::DISK_STATS, d)? {
-                    V::DiskStats(d) => Ok(d),
+                    V::DiskStats(d) => Ok(*d),
                     _ => Err("disk".to_string()),
                 })
                 .collect::<Result<_, _>>()?,
             netstats: farr(j, "netstats")?
                 .iter()
                 .map(|d| match value_from_json(DataType::NET_STATS, d)? {
-                    V::NetStats(d) => Ok(d),
+                    V::NetStats(d) => Ok(*d),
                     _ => Err("net".to_string()),
                 })
                 .collect::<Result<_, _>>()?,
@@ -505,25 +504,25 @@ pub fn value_from_json(ty: DataType, j: &J) -> Result<Value, JsonError> {
         DataType::STOR_ACCESS => V::StorAccess(int(j)?),
         DataType::STOR_PERSIST => V::StorPersist(int(j)?),
         DataType::STOR_ACCESS_TYPE => V::StorAccessType(int(j)?),
-        DataType::DEVICE => V::Device(Device {
+        DataType::DEVICE => V::Device(Box::new(Device {
             uuid: ftext(j, "uuid")?,
             osname: ftext(j, "osname")?,
             devtype: fint(j, "type")?,
-        }),
+        })),
         DataType::RESBLOCK_DIRECTIVE => V::ResblockDirective(int(j)?),
         DataType::RESOURCE_UNIT => V::ResourceUnit(ResourceUnit {
             devtype: fint(j, "type")?,
             count: fint(j, "count")?,
         }),
-        DataType::NODE_PID => V::NodePid(NodePid {
+        DataType::NODE_PID => V::NodePid(Box::new(NodePid {
             hostname: ftext(j, "hostname")?,
             nodeid: fint(j, "nodeid")?,
             pid: fint(j, "pid")?,
-        }),
-        DataType::REGEX2 => V::Regex2(Regex2 {
+        })),
+        DataType::REGEX2 => V::Regex2(Box::new(Regex2 {
             kind: ftext(j, "type")?,
             regex: bytes(field(j, "regex")?)?,
-        }),
+        })),
         DataType::ALLOC_INHERIT => V::AllocInherit(int(j)?),
         other => return Err(format!("no JSON form for data type {other}")),
     };

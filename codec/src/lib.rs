@@ -35,6 +35,7 @@ mod encode;
 pub mod error;
 pub mod float;
 pub mod json;
+pub mod observe;
 pub mod quirks;
 pub mod quirks_doc;
 pub mod status;
@@ -42,6 +43,8 @@ pub mod types;
 pub mod value;
 pub mod vectors;
 pub mod wire;
+
+pub use bytes::{BufMut, Bytes};
 
 pub use component::{BufferKind, Component, Family, FlexTail, Profile, Release};
 pub use decode::DecodeOptions;
@@ -56,6 +59,72 @@ pub use error::{Error, Result};
 pub use status::Status;
 pub use types::DataType;
 pub use value::*;
+
+/// What a decoder reads: shared memory, whose slices the decoded strings and byte payloads
+/// become, or a borrowed slice.
+///
+/// The whole-buffer calls ([`Codec::decode`] and its relatives) copy a borrowed slice once
+/// into shared memory and decode from that; an [`Unpacker`] over a borrowed slice copies
+/// each string and payload out instead (and can lend byte objects without a copy).
+///
+/// ```
+/// use bytes::Bytes;
+/// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+/// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+/// let blob = Value::ByteObject(vec![7u8; 64].into());
+/// let name = Value::string("prterun-node0017.cluster.example-123456@1");
+/// let wire = Bytes::from(codec.encode(&[Item::one(blob), Item::one(name)]).unwrap());
+/// let items = codec.decode(&wire, &[DataType::BYTE_OBJECT, DataType::STRING]).unwrap();
+/// // the payload and the long text are slices of `wire`, not copies
+/// let Value::ByteObject(b) = &items[0].values[0] else { panic!() };
+/// assert!(wire.as_ptr_range().contains(&b.as_ptr()));
+/// let Value::String(Some(text)) = &items[1].values[0] else { panic!() };
+/// assert!(text.is_shared() && wire.as_ptr_range().contains(&text.as_bytes().as_ptr()));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// Shared memory: decoded values are slices of it.
+    Shared(&'a Bytes),
+    /// A borrowed slice.
+    Borrowed(&'a [u8]),
+}
+
+impl<'a> Source<'a> {
+    /// The bytes.
+    pub fn as_slice(&self) -> &'a [u8] {
+        match *self {
+            Source::Shared(b) => b,
+            Source::Borrowed(b) => b,
+        }
+    }
+    /// The bytes as shared memory: the same memory, or one copy of a borrowed slice.
+    fn to_shared(self) -> Bytes {
+        match self {
+            Source::Shared(b) => b.clone(),
+            Source::Borrowed(b) => Bytes::copy_from_slice(b),
+        }
+    }
+}
+impl<'a> From<&'a Bytes> for Source<'a> {
+    fn from(b: &'a Bytes) -> Self {
+        Source::Shared(b)
+    }
+}
+impl<'a> From<&'a [u8]> for Source<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        Source::Borrowed(b)
+    }
+}
+impl<'a> From<&'a Vec<u8>> for Source<'a> {
+    fn from(b: &'a Vec<u8>) -> Self {
+        Source::Borrowed(b)
+    }
+}
+impl<'a, const N: usize> From<&'a [u8; N]> for Source<'a> {
+    fn from(b: &'a [u8; N]) -> Self {
+        Source::Borrowed(b)
+    }
+}
 
 /// A component + buffer kind + release profile: everything that decides the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +195,34 @@ impl Codec {
         }
     }
 
+    /// [`Codec::encode`] appending to any [`BufMut`] (a `BytesMut`, a socket's write
+    /// buffer, ...). The message is encoded contiguously first and then put into `buf`, so
+    /// `buf` receives either the whole message or, on error, nothing.
+    ///
+    /// ```
+    /// use pmix_codec::{BufferKind, Codec, Component, Item, Value};
+    /// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    /// let mut buf = bytes::BytesMut::new();
+    /// codec.encode_buf(&[Item::one(Value::Uint32(42))], &mut buf).unwrap();
+    /// assert_eq!(&buf[..], [0x02, 0x2a]);
+    /// ```
+    pub fn encode_buf<B: BufMut>(&self, items: &[Item], buf: &mut B) -> Result<()> {
+        let bytes = self.encode(items)?;
+        if buf.remaining_mut() < bytes.len() {
+            return Err(Error::new(
+                Status::ERR_OUT_OF_RESOURCE,
+                0,
+                format!(
+                    "the destination has room for {} bytes, the message needs {}",
+                    buf.remaining_mut(),
+                    bytes.len()
+                ),
+            ));
+        }
+        buf.put_slice(&bytes);
+        Ok(())
+    }
+
     /// Encode `items` appending to `buf`; on error also gives back what was written.
     fn encode_to(
         &self,
@@ -145,32 +242,98 @@ impl Codec {
     }
 
     /// Decode one unpack call per entry of `types`, each with unlimited capacity.
-    pub fn decode(&self, bytes: &[u8], types: &[DataType]) -> Result<Vec<Item>> {
+    ///
+    /// Strings, keys and byte payloads in the result are slices of `input` when it is a
+    /// [`Bytes`]; a borrowed slice is copied once, as a whole, and shared the same way.
+    pub fn decode<'a>(
+        &self,
+        input: impl Into<Source<'a>>,
+        types: &[DataType],
+    ) -> Result<Vec<Item>> {
         let calls: Vec<(DataType, usize)> = types.iter().map(|t| (*t, usize::MAX)).collect();
-        self.decode_calls(bytes, &calls).map_err(|(e, _)| e)
+        self.decode_calls(input, &calls).map_err(|(e, _)| e)
+    }
+
+    /// A decoder over shared memory.
+    fn decoder<'a>(&self, src: &'a Bytes) -> decode::Dec<'a> {
+        decode::Dec::shared(src, self.component, self.kind, self.release, self.options)
     }
 
     /// Decode unpack calls given as (type, capacity), like `PMIx_Data_unpack` with
     /// `num_vals = capacity`. On failure also returns the items decoded before it.
-    pub fn decode_calls(
+    pub fn decode_calls<'a>(
         &self,
-        bytes: &[u8],
+        input: impl Into<Source<'a>>,
         calls: &[(DataType, usize)],
     ) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+        let src = input.into().to_shared();
+        let dec = self.decoder(&src);
+        run_calls(dec, calls).map_err(|(mut e, items)| {
+            e.path = self.error_path(&src, calls);
+            (e, items)
+        })
+    }
+
+    /// Where decoding `calls` from `bytes` fails: the same decode again, this time keeping
+    /// the observer's path (only failures pay for it).
+    #[cold]
+    #[inline(never)]
+    fn error_path(&self, bytes: &[u8], calls: &[(DataType, usize)]) -> String {
         let mut dec =
-            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
-        let mut out = Vec::with_capacity(calls.len().min(bytes.len() + 1));
-        for (i, (ty, cap)) in calls.iter().enumerate() {
-            match dec.unpack_call(*ty, *cap) {
-                Ok(item) => out.push(item),
-                Err(mut e) => {
-                    e.item = i;
-                    e.ty.get_or_insert(*ty);
-                    return Err((e, out));
-                }
-            }
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options)
+                .observed(observe::Trail);
+        match run_calls_on(&mut dec, calls) {
+            Ok(_) => String::new(),
+            Err(_) => observe::Path(&dec.where_now()).to_string(),
         }
-        Ok(out)
+    }
+
+    /// [`Codec::decode`] with `observer` hearing every field as the decoder reads it, where
+    /// structures open and close, and where decoding fails (see [`observe`]). `types`
+    /// `None` discovers each call's type from a fully described buffer's tags, as
+    /// [`Codec::decode_described`] does. The result is the plain decode's.
+    ///
+    /// ```
+    /// use pmix_codec::observe::{Field, Meaning, Observer};
+    /// use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+    /// struct Names(Vec<String>);
+    /// impl Observer for Names {
+    ///     fn field(&mut self, f: &Field<'_>) {
+    ///         if let Meaning::Int { .. } = f.meaning {
+    ///             self.0.push(format!("{} at {}", f.path, f.offset));
+    ///         }
+    ///     }
+    /// }
+    /// let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    /// let bytes = codec.encode(&[Item::one(Value::proc("ns", 3))]).unwrap();
+    /// let mut names = Names(Vec::new());
+    /// codec.decode_observed(&bytes, Some(&[DataType::PROC]), &mut names).unwrap();
+    /// assert_eq!(names.0, ["PROC.count at 0", "PROC[0].rank at 5"]);
+    /// ```
+    pub fn decode_observed<O: observe::Observer>(
+        &self,
+        bytes: &[u8],
+        types: Option<&[DataType]>,
+        observer: &mut O,
+    ) -> Result<Vec<Item>> {
+        let mut dec =
+            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options)
+                .observed(observer);
+        let r = match types {
+            Some(types) => {
+                let calls: Vec<(DataType, usize)> =
+                    types.iter().map(|t| (*t, usize::MAX)).collect();
+                run_calls_on(&mut dec, &calls).map_err(|(e, _)| e)
+            }
+            None => self.described_on(&mut dec),
+        };
+        r.map_err(|mut e| {
+            if e.path.is_empty() {
+                e.path = observe::Path(&dec.where_now()).to_string();
+            }
+            dec.report_failure(&e);
+            e
+        })
     }
 
     /// [`Codec::decode`] into `out`, reusing the memory of the items already there: a
@@ -190,21 +353,38 @@ impl Codec {
     ///     assert_eq!(out[0].values, [Value::proc("ns", 3)]);
     /// }
     /// ```
-    pub fn decode_into(&self, bytes: &[u8], types: &[DataType], out: &mut Vec<Item>) -> Result<()> {
+    pub fn decode_into<'a>(
+        &self,
+        input: impl Into<Source<'a>>,
+        types: &[DataType],
+        out: &mut Vec<Item>,
+    ) -> Result<()> {
         let calls: Vec<(DataType, usize)> = types.iter().map(|t| (*t, usize::MAX)).collect();
-        self.decode_calls_into(bytes, &calls, out)
+        self.decode_calls_into(input, &calls, out)
     }
 
     /// [`Codec::decode_calls`] into `out`, reusing its memory like [`Codec::decode_into`].
     /// On error `out` holds the items decoded before the failing call.
-    pub fn decode_calls_into(
+    pub fn decode_calls_into<'a>(
         &self,
-        bytes: &[u8],
+        input: impl Into<Source<'a>>,
         calls: &[(DataType, usize)],
         out: &mut Vec<Item>,
     ) -> Result<()> {
-        let mut dec =
-            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
+        let src = input.into().to_shared();
+        let mut dec = self.decoder(&src);
+        let r = Self::calls_into(&mut dec, calls, out);
+        r.map_err(|mut e| {
+            e.path = self.error_path(&src, calls);
+            e
+        })
+    }
+
+    fn calls_into(
+        dec: &mut decode::Dec<'_>,
+        calls: &[(DataType, usize)],
+        out: &mut Vec<Item>,
+    ) -> Result<()> {
         out.truncate(calls.len());
         for (i, (ty, cap)) in calls.iter().enumerate() {
             if i == out.len() {
@@ -234,17 +414,22 @@ impl Codec {
         }
     }
 
-    /// An [`Unpacker`] over `bytes`: unpack calls one at a time, like successive
+    /// An [`Unpacker`] over `input`: unpack calls one at a time, like successive
     /// `PMIx_Data_unpack` calls on one buffer, with a borrowing call for byte objects.
-    pub fn unpacker<'a>(&self, bytes: &'a [u8]) -> Unpacker<'a> {
-        Unpacker {
-            dec: decode::Dec::new(bytes, self.component, self.kind, self.release, self.options),
-            calls: 0,
-        }
+    /// Over a [`Bytes`] the values share its memory; over a borrowed slice each string and
+    /// payload is copied out.
+    pub fn unpacker<'a>(&self, input: impl Into<Source<'a>>) -> Unpacker<'a> {
+        let dec = match input.into() {
+            Source::Shared(b) => self.decoder(b),
+            Source::Borrowed(b) => {
+                decode::Dec::new(b, self.component, self.kind, self.release, self.options)
+            }
+        };
+        Unpacker { dec, calls: 0 }
     }
 
     /// Decode a fully described buffer to its end, discovering each call's type from its tags.
-    pub fn decode_described(&self, bytes: &[u8]) -> Result<Vec<Item>> {
+    pub fn decode_described<'a>(&self, input: impl Into<Source<'a>>) -> Result<Vec<Item>> {
         if self.kind != BufferKind::FullyDescribed {
             return Err(Error::new(
                 Status::ERR_BAD_PARAM,
@@ -252,8 +437,24 @@ impl Codec {
                 "type discovery needs a fully described buffer",
             ));
         }
-        let mut dec =
-            decode::Dec::new(bytes, self.component, self.kind, self.release, self.options);
+        let src = input.into().to_shared();
+        let mut dec = self.decoder(&src);
+        self.described_on(&mut dec).map_err(|mut e| {
+            let mut trail =
+                decode::Dec::new(&src, self.component, self.kind, self.release, self.options)
+                    .observed(observe::Trail);
+            if self.described_on(&mut trail).is_err() {
+                e.path = observe::Path(&trail.where_now()).to_string();
+            }
+            e
+        })
+    }
+
+    /// [`Codec::decode_described`] on a decoder.
+    fn described_on<O: observe::Observer>(
+        &self,
+        dec: &mut decode::Dec<'_, O>,
+    ) -> Result<Vec<Item>> {
         let mut out = Vec::new();
         while dec.r.remaining() > 0 {
             let i = out.len();
@@ -295,7 +496,7 @@ impl Codec {
 ///         Item::one(Value::proc("ns", 3)),
 ///         Item::new(
 ///             DataType::BYTE_OBJECT,
-///             vec![Value::ByteObject(vec![1, 2]), Value::ByteObject(vec![3])],
+///             vec![Value::ByteObject(vec![1, 2].into()), Value::ByteObject(vec![3].into())],
 ///         ),
 ///     ])
 ///     .unwrap();
@@ -364,7 +565,7 @@ impl Drop for Packer<'_> {
 ///         Item::one(Value::proc("ns", 3)),
 ///         Item::new(
 ///             DataType::BYTE_OBJECT,
-///             vec![Value::ByteObject(vec![1, 2]), Value::ByteObject(vec![3])],
+///             vec![Value::ByteObject(vec![1, 2].into()), Value::ByteObject(vec![3].into())],
 ///         ),
 ///     ])
 ///     .unwrap();
@@ -398,15 +599,40 @@ impl<'a> Unpacker<'a> {
         capacity: usize,
         values: &mut Vec<Value>,
     ) -> Result<()> {
+        let before = self.dec.snapshot();
         let r = self.dec.unpack_call_into(ty, capacity, values);
+        let r =
+            r.map_err(|e| Self::with_path(e, before, |d| d.unpack_call(ty, capacity).map(drop)));
         self.finish(ty, r)
+    }
+
+    /// `e` with the path where the call that failed from `before` stops, found by running
+    /// it again from there with the path kept (only failures pay for it).
+    #[cold]
+    #[inline(never)]
+    fn with_path(
+        mut e: Error,
+        before: decode::Dec<'a>,
+        call: impl FnOnce(&mut decode::Dec<'a, observe::Trail>) -> Result<()>,
+    ) -> Error {
+        let mut trail = before.observed(observe::Trail);
+        if call(&mut trail).is_err() {
+            e.path = observe::Path(&trail.where_now()).to_string();
+        }
+        e
     }
 
     /// The next unpack call, of BYTE_OBJECT with room for `capacity` values, into `out`
     /// (replacing its contents): each payload borrowed from the input, nothing copied.
     /// On error `out` holds unspecified slices.
     pub fn unpack_byte_objects(&mut self, capacity: usize, out: &mut Vec<&'a [u8]>) -> Result<()> {
+        let before = self.dec.snapshot();
         let r = self.dec.unpack_byte_objects(capacity, out);
+        let r = r.map_err(|e| {
+            Self::with_path(e, before, |d| {
+                d.unpack_byte_objects(capacity, &mut Vec::new())
+            })
+        });
         self.finish(DataType::BYTE_OBJECT, r)
     }
 
@@ -423,6 +649,34 @@ impl<'a> Unpacker<'a> {
     pub fn remaining(&self) -> usize {
         self.dec.r.remaining()
     }
+}
+
+/// Decode `calls` in order; on failure the error (with its call's index and type) and the
+/// items before it.
+fn run_calls<O: observe::Observer>(
+    mut dec: decode::Dec<'_, O>,
+    calls: &[(DataType, usize)],
+) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+    run_calls_on(&mut dec, calls)
+}
+
+/// [`run_calls`] on a decoder the caller keeps (to ask it where it stopped).
+fn run_calls_on<O: observe::Observer>(
+    dec: &mut decode::Dec<'_, O>,
+    calls: &[(DataType, usize)],
+) -> std::result::Result<Vec<Item>, (Error, Vec<Item>)> {
+    let mut out = Vec::with_capacity(calls.len().min(dec.r.remaining() + 1));
+    for (i, (ty, cap)) in calls.iter().enumerate() {
+        match dec.unpack_call(*ty, *cap) {
+            Ok(item) => out.push(item),
+            Err(mut e) => {
+                e.item = i;
+                e.ty.get_or_insert(*ty);
+                return Err((e, out));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// One more call of a [`Packer`] or [`Unpacker`]: its error, if any, says which call it was

@@ -1,45 +1,191 @@
 //! The typed data model: one Rust value per PMIx data type.
+//!
+//! Strings, keys and byte payloads are [`Bytes`]: a value decoded from a `Bytes` input
+//! shares the input's memory (no copy, no allocation per string). The common variants of
+//! [`Value`] (integers, strings, PROC, INFO) are at most 40 bytes; the rare large ones are
+//! boxed, so `size_of::<Value>()` is 48.
 
 use crate::types::DataType;
+use bytes::Bytes;
 use std::fmt;
 
 /// A C string's bytes, without the terminating NUL (and so without interior NULs once decoded).
 ///
 /// PMIx strings are byte strings; they are usually ASCII, but nothing on the wire says so.
-#[derive(Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Text(pub Vec<u8>);
+///
+/// Short texts (up to [`Text::INLINE`] bytes: most keys and namespaces) are stored inline;
+/// longer ones are [`Bytes`]. Decoded from a [`Bytes`] input, a long text is a slice of
+/// that input (no copy, no allocation). A short one is copied into the `Text` itself: that
+/// costs less than sharing (a shared slice takes an atomic reference-count update when it
+/// is made and another when it is dropped, about 12 ns, more than the whole decode of a
+/// PROC should take), allocates nothing either, and does not keep a large input alive.
+/// Equality, ordering and hashing are by the bytes, whichever way they are stored.
+#[derive(Clone)]
+pub struct Text(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline(Inline),
+    Shared(Bytes),
+}
+
+/// An inline text: 24 bytes, 8-aligned, the length last, so that it is built and moved as
+/// whole words (a text assembled from narrower stores and then moved as wider ones stalls
+/// the CPU's store forwarding, which cost more than the rest of a PROC's decode).
+#[derive(Clone, Copy)]
+#[repr(C, align(8))]
+struct Inline {
+    buf: [u8; Text::INLINE],
+    len: u8,
+}
 
 impl Text {
+    /// The longest text stored inline.
+    pub const INLINE: usize = 23;
+
     /// The bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Repr::Inline(i) => &i.buf[..i.len as usize],
+            Repr::Shared(b) => b,
+        }
     }
     /// The text if it is UTF-8.
     pub fn as_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.0).ok()
+        std::str::from_utf8(self.as_bytes()).ok()
+    }
+    /// A copy of `b`.
+    #[inline]
+    pub fn copy_from(b: &[u8]) -> Self {
+        if b.len() <= Self::INLINE {
+            let mut buf = [0u8; Self::INLINE];
+            buf[..b.len()].copy_from_slice(b);
+            Text(Repr::Inline(Inline {
+                buf,
+                len: b.len() as u8,
+            }))
+        } else {
+            Text(Repr::Shared(Bytes::copy_from_slice(b)))
+        }
+    }
+    /// The first `len` bytes of `chunk` (`len <= INLINE`), copied with one fixed-size
+    /// copy: faster than a copy of exactly `len` bytes. The bytes after `len` are kept but
+    /// never read (the last byte of `chunk` is not used).
+    #[inline(always)]
+    pub(crate) fn inline_prefix(chunk: &[u8; Self::INLINE + 1], len: usize) -> Self {
+        debug_assert!(len <= Self::INLINE);
+        let mut w = *chunk;
+        w[Self::INLINE] = len as u8;
+        // SAFETY: `Inline` is `repr(C)`: 23 bytes of `buf` then `len`, 24 bytes with no
+        // padding, and every bit pattern is valid for both fields.
+        Text(Repr::Inline(unsafe {
+            std::mem::transmute::<[u8; Self::INLINE + 1], Inline>(w)
+        }))
+    }
+    /// `b` itself if it is longer than [`Text::INLINE`], else an inline copy of it.
+    #[inline]
+    pub fn from_shared(b: Bytes) -> Self {
+        if b.len() <= Self::INLINE {
+            Text::copy_from(&b)
+        } else {
+            Text(Repr::Shared(b))
+        }
+    }
+    /// The bytes as [`Bytes`]: the shared slice itself for a long text, a copy for a short one.
+    pub fn to_bytes(&self) -> Bytes {
+        match &self.0 {
+            Repr::Inline(_) => Bytes::copy_from_slice(self.as_bytes()),
+            Repr::Shared(b) => b.clone(),
+        }
+    }
+    /// Whether the text is a shared [`Bytes`] (a long text), not an inline copy.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.0, Repr::Shared(_))
+    }
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::copy_from(b"")
+    }
+}
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+impl Eq for Text {}
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Text {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
     }
 }
 
 impl From<&str> for Text {
     fn from(s: &str) -> Self {
-        Text(s.as_bytes().to_vec())
+        Text::copy_from(s.as_bytes())
     }
 }
 impl From<String> for Text {
     fn from(s: String) -> Self {
-        Text(s.into_bytes())
+        Text::from(s.into_bytes())
+    }
+}
+impl From<Vec<u8>> for Text {
+    fn from(b: Vec<u8>) -> Self {
+        if b.len() <= Text::INLINE {
+            Text::copy_from(&b)
+        } else {
+            Text(Repr::Shared(Bytes::from(b)))
+        }
+    }
+}
+impl From<&[u8]> for Text {
+    fn from(b: &[u8]) -> Self {
+        Text::copy_from(b)
+    }
+}
+impl From<Bytes> for Text {
+    fn from(b: Bytes) -> Self {
+        Text::from_shared(b)
     }
 }
 
 impl fmt::Debug for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", String::from_utf8_lossy(&self.0))
+        write!(f, "{:?}", String::from_utf8_lossy(self.as_bytes()))
     }
 }
 
 impl fmt::Display for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&String::from_utf8_lossy(&self.0))
+        f.write_str(&String::from_utf8_lossy(self.as_bytes()))
     }
 }
 
@@ -129,7 +275,7 @@ pub struct Buffer {
     /// The buffer-type byte (not sent by v12/v20).
     pub kind: u8,
     /// The bytes used.
-    pub bytes: Vec<u8>,
+    pub bytes: Bytes,
 }
 
 /// `pmix_proc_info_t` (`exit_code` is not transmitted).
@@ -234,7 +380,7 @@ pub struct Endpoint {
     /// `osname`.
     pub osname: NullableText,
     /// `endpt` bytes.
-    pub endpt: Vec<u8>,
+    pub endpt: Bytes,
 }
 
 /// `pmix_device_t` (v51+).
@@ -274,7 +420,7 @@ pub struct Regex2 {
     /// `type`.
     pub kind: NullableText,
     /// `regex` bytes.
-    pub regex: Vec<u8>,
+    pub regex: Bytes,
 }
 
 /// `pmix_disk_stats_t` (4.2.x v41 only).
@@ -376,10 +522,10 @@ pub enum Value {
     Info(Box<Info>),
     Pdata(Box<Pdata>),
     Buffer(Buffer),
-    ByteObject(Vec<u8>),
+    ByteObject(Bytes),
     Kval(Box<Kval>),
     /// Deprecated (v12 ... v3): only the blob is packed.
-    Modex(Vec<u8>),
+    Modex(Bytes),
     Persist(u8),
     /// Only a sentinel crosses the wire.
     Pointer,
@@ -394,42 +540,42 @@ pub enum Value {
     ProcRank(u32),
     Query(Box<Query>),
     /// The compressed blob, opaque.
-    CompressedString(Vec<u8>),
+    CompressedString(Bytes),
     AllocDirective(u8),
     /// Deprecated `pmix_info_array_t` (v12 ... v3).
     InfoArray(Vec<Info>),
     IofChannel(u16),
-    Envar(Envar),
+    Envar(Box<Envar>),
     Coord(Coord),
     Regattr(Box<Regattr>),
     /// The preg-framed bytes as they go on the wire (e.g. `raw:a,b\0`).
-    Regex(Vec<u8>),
+    Regex(Bytes),
     JobState(u8),
     LinkState(u8),
     ProcCpuset(NullableText),
     Geometry(Box<Geometry>),
-    DeviceDist(DeviceDist),
-    Endpoint(Endpoint),
+    DeviceDist(Box<DeviceDist>),
+    Endpoint(Box<Endpoint>),
     /// hwloc XML, carried opaquely; NULL = no topology.
     Topo(NullableText),
     Devtype(u64),
     Loctype(u16),
-    CompressedByteObject(Vec<u8>),
+    CompressedByteObject(Bytes),
     ProcNspace(Text),
     ProcStats(Box<ProcStats>),
-    DiskStats(DiskStats),
-    NetStats(NetStats),
+    DiskStats(Box<DiskStats>),
+    NetStats(Box<NetStats>),
     NodeStats(Box<NodeStats>),
-    DataBuffer(Vec<u8>),
+    DataBuffer(Bytes),
     StorMedium(u64),
     StorAccess(u64),
     StorPersist(u64),
     StorAccessType(u16),
-    Device(Device),
+    Device(Box<Device>),
     ResblockDirective(u8),
     ResourceUnit(ResourceUnit),
-    NodePid(NodePid),
-    Regex2(Regex2),
+    NodePid(Box<NodePid>),
+    Regex2(Box<Regex2>),
     /// `pmix_alloc_inheritance_t` (75): see [`crate::attrs::AllocInherit`].
     AllocInherit(u8),
 }

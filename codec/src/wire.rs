@@ -28,6 +28,11 @@ impl<'a> Reader<'a> {
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
+    /// The whole input, read and unread.
+    #[inline]
+    pub fn whole(&self) -> &'a [u8] {
+        self.buf
+    }
     /// The unconsumed bytes.
     #[inline]
     pub fn rest(&self) -> &'a [u8] {

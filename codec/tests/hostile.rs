@@ -448,3 +448,13 @@ fn query_nesting_is_capped() {
         assert_eq!(st, Status::ERR_UNPACK_FAILURE, "{comp} {kind}");
     }
 }
+
+/// The data model stays small: the common variants inline, the rare large ones boxed
+/// (issue 17: `Value` was 112 bytes with every variant inline).
+#[test]
+fn value_is_small() {
+    assert_eq!(std::mem::size_of::<Value>(), 48);
+    assert_eq!(std::mem::size_of::<Text>(), 32);
+    assert_eq!(std::mem::size_of::<NullableText>(), 40);
+    assert_eq!(std::mem::size_of::<Proc>(), 40);
+}

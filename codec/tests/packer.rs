@@ -17,7 +17,7 @@ fn payloads(item: &Item) -> Option<Vec<&[u8]>> {
     item.values
         .iter()
         .map(|v| match v {
-            Value::ByteObject(b) => Some(b.as_slice()),
+            Value::ByteObject(b) => Some(&b[..]),
             _ => None,
         })
         .collect()
@@ -103,16 +103,19 @@ fn blob(n: usize) -> Vec<u8> {
 #[test]
 fn packer_agrees_on_byte_object_arrays() {
     let blobs: Vec<Vec<u8>> = LENS.iter().map(|&n| blob(n)).collect();
-    let objects: Vec<Value> = blobs.iter().cloned().map(Value::ByteObject).collect();
+    let objects: Vec<Value> = blobs
+        .iter()
+        .map(|b| Value::ByteObject(b.clone().into()))
+        .collect();
     let items = [
         Item::one(Value::proc("ns", 1)),
         Item::new(DataType::BYTE_OBJECT, objects),
         Item::new(DataType::BYTE_OBJECT, vec![]),
-        Item::one(Value::ByteObject(vec![9; 3])),
+        Item::one(Value::ByteObject(vec![9; 3].into())),
         // a value of another type: the call fails, in both ways of packing it
         Item::new(
             DataType::BYTE_OBJECT,
-            vec![Value::ByteObject(vec![1]), Value::Uint8(2)],
+            vec![Value::ByteObject(vec![1].into()), Value::Uint8(2)],
         ),
     ];
     let mut packed = 0;

@@ -293,7 +293,7 @@ fn r7_nested_count_check() {
 
 #[test]
 fn u1_value_data_buffer() {
-    let item = Item::one(Value::Value(Box::new(Value::DataBuffer(vec![1, 2]))));
+    let item = Item::one(Value::Value(Box::new(Value::DataBuffer(vec![1, 2].into()))));
     assert_eq!(enc_status(codec(Component::V41, ND, MASTER), &[item]), -47);
 }
 
@@ -330,7 +330,7 @@ fn u3_v20_value_type_as_int() {
 
 #[test]
 fn u4_regex_plain_string() {
-    let plain = Item::one(Value::Regex(b"node1,node2\0".to_vec()));
+    let plain = Item::one(Value::Regex(b"node1,node2\0".to_vec().into()));
     assert_eq!(
         enc_status(
             codec(Component::V41, ND, MASTER),
@@ -350,7 +350,7 @@ fn u4_regex_plain_string() {
             "{rel}"
         );
     }
-    let framed = Item::one(Value::Regex(b"raw:node1,node2\0".to_vec()));
+    let framed = Item::one(Value::Regex(b"raw:node1,node2\0".to_vec().into()));
     let c = codec(Component::V41, ND, R42);
     assert_eq!(
         enc(c, std::slice::from_ref(&framed)),
@@ -751,7 +751,7 @@ fn u11_info_array_reads_values() {
     // VALUE read first met the key length's leading zero bytes: type UNDEF), flags 0 and no
     // value, and leave the rest of the element unread.
     let ghost = Item::one(Value::InfoArray(vec![Info {
-        key: Text(vec![]),
+        key: Text::default(),
         flags: 0,
         value: Value::Undef,
     }]));
@@ -868,9 +868,9 @@ fn r9_taint_int_limit() {
 fn r10_pointer_valued_types() {
     // A VALUE of a type v41 does not register: -16 where it is pointer-valued, else -1.
     let v41 = |rel| codec(Component::V41, ND, rel);
-    let device = Item::one(Value::Value(Box::new(Value::Device(Device::default()))));
+    let device = Item::one(Value::Value(Box::new(Value::Device(Box::default()))));
     let stats = Item::one(Value::Value(Box::new(Value::DiskStats(Default::default()))));
-    let regex2 = Item::one(Value::Value(Box::new(Value::Regex2(Regex2::default()))));
+    let regex2 = Item::one(Value::Value(Box::new(Value::Regex2(Box::default()))));
     assert_eq!(
         enc_status(v41(Release::OpenPmix4_2), std::slice::from_ref(&device)),
         -1
@@ -893,9 +893,9 @@ fn r10_pointer_valued_types() {
 #[test]
 fn r8_value_compressed_string_unpack() {
     // 7.0.0rc1 packs this VALUE to these bytes (oracle) and then cannot unpack them.
-    let item = Item::one(Value::Value(Box::new(Value::CompressedString(h(
-        "05000000789c",
-    )))));
+    let item = Item::one(Value::Value(Box::new(Value::CompressedString(
+        h("05000000789c").into(),
+    ))));
     let seven = codec(Component::V41, ND, Release::OpenPmix7_0);
     let bytes = enc(seven, std::slice::from_ref(&item));
     assert_eq!(bytes, h("02 2a 06 05000000789c"));
@@ -1019,7 +1019,7 @@ fn c3_regex_unterminated_overread() {
 #[test]
 fn c4_v20_size_as_int32() {
     let c = codec(Component::V20, ND, R42);
-    let item = Item::one(Value::ByteObject(vec![0xab]));
+    let item = Item::one(Value::ByteObject(vec![0xab].into()));
     let bytes = enc(c, std::slice::from_ref(&item));
     let one = 1u64.to_be_bytes();
     let at = bytes
@@ -1045,11 +1045,11 @@ fn u17_app_argv_null() {
     let app = |argv: Vec<Option<&str>>, env: Vec<Option<&str>>| {
         let t = |v: Vec<Option<&str>>| {
             v.into_iter()
-                .map(|s| s.map(|s| Text(s.as_bytes().to_vec())))
+                .map(|s| s.map(|s| Text::from(s.as_bytes().to_vec())))
                 .collect::<Vec<NullableText>>()
         };
         Value::App(Box::new(App {
-            cmd: Some(Text(b"c".to_vec())),
+            cmd: Some(Text::from(b"c".to_vec())),
             argv: t(argv),
             env: t(env),
             cwd: None,
@@ -1094,7 +1094,7 @@ fn c5_node_stats_nested_arrays() {
     // libpmix cannot produce these bytes (it packs the pointer field's own memory), so the
     // expectation is the layout of every other nested array: after the sample time, the
     // SIZE count then the DISK_STATS records, then the NET_STATS count and records.
-    let t = |s: &str| Some(Text(s.as_bytes().to_vec()));
+    let t = |s: &str| Some(Text::from(s.as_bytes().to_vec()));
     let disk = DiskStats {
         disk: t("sda"),
         counters: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
@@ -1114,7 +1114,7 @@ fn c5_node_stats_nested_arrays() {
         let empty = enc(c, &[Item::one(node(vec![]))]);
         let one = enc(c, &[Item::one(node(vec![disk.clone()]))]);
         // a top-level DISK_STATS call: count 1 (zigzag 02), then the record
-        let record = &enc(c, &[Item::one(Value::DiskStats(disk.clone()))])[1..];
+        let record = &enc(c, &[Item::one(Value::DiskStats(Box::new(disk.clone())))])[1..];
         // `empty` ends with ndiskstats 0, nnetstats 0 (one flex byte each)
         assert_eq!(&empty[empty.len() - 2..], &[0, 0]);
         let mut want = empty[..empty.len() - 2].to_vec();
@@ -1138,7 +1138,7 @@ fn u18_topo_xml_parsed() {
         let got = dec(c, &h("02 38 02 38 00"), &[(DataType::VALUE, 1)]).unwrap();
         assert_eq!(
             got[0].values,
-            vec![Value::Value(Box::new(Value::Topo(Some(Text(
+            vec![Value::Value(Box::new(Value::Topo(Some(Text::from(
                 b"8".to_vec()
             )))))],
             "{comp}"

@@ -22,7 +22,7 @@ fn odd_items() -> Vec<Item> {
     let values = [
         info.clone(),
         Value::proc(&long, 7),
-        Value::ByteObject(vec![1; 500]),
+        Value::ByteObject(vec![1; 500].into()),
         Value::String(Some(long.as_str().into())),
         Value::array(DataType::INFO, vec![info.clone(), info]),
     ];
@@ -116,7 +116,10 @@ fn a_value_of_another_type_fails_the_call_before_it_writes() {
             for (ty, good) in [
                 (DataType::PROC, Value::proc("ns", 1)),
                 (DataType::STRING, Value::string("abc")),
-                (DataType::BYTE_OBJECT, Value::ByteObject(vec![1, 2, 3])),
+                (
+                    DataType::BYTE_OBJECT,
+                    Value::ByteObject(vec![1, 2, 3].into()),
+                ),
                 (DataType::INFO, Value::info("k", Value::Uint8(1))),
                 (DataType::UINT32, Value::Uint32(5)),
             ] {
@@ -162,7 +165,7 @@ fn byte_object_arrays_at_size_boundaries() {
                 lens.iter()
                     .rev()
                     .take(n)
-                    .map(|&n| Value::ByteObject(vec![0xee; n]))
+                    .map(|&n| Value::ByteObject(vec![0xee; n].into()))
                     .collect(),
             )],
             odd_items(),

@@ -9,13 +9,13 @@ use pmix_codec::*;
 use proptest::prelude::*;
 
 fn text() -> impl Strategy<Value = Text> {
-    proptest::collection::vec(1u8..=255, 0..12).prop_map(Text)
+    proptest::collection::vec(1u8..=255, 0..12).prop_map(Text::from)
 }
 fn ntext() -> impl Strategy<Value = NullableText> {
     proptest::option::of(text())
 }
-fn bytes() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(any::<u8>(), 0..12)
+fn bytes() -> impl Strategy<Value = Bytes> {
+    proptest::collection::vec(any::<u8>(), 0..12).prop_map(Bytes::from)
 }
 fn proc() -> impl Strategy<Value = Proc> {
     (text(), any::<u32>()).prop_map(|(nspace, rank)| Proc { nspace, rank })
@@ -184,11 +184,11 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
         DataType::IOF_CHANNEL => any::<u16>().prop_map(V::IofChannel).boxed(),
         DataType::ENVAR => (ntext(), ntext(), any::<u8>())
             .prop_map(|(name, value, separator)| {
-                V::Envar(Envar {
+                V::Envar(Box::new(Envar {
                     name,
                     value,
                     separator,
-                })
+                }))
             })
             .boxed(),
         DataType::COORD => coord().prop_map(V::Coord).boxed(),
@@ -210,9 +210,9 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
         DataType::REGEX => text()
             .prop_map(|t| {
                 let mut b = b"raw:".to_vec();
-                b.extend(t.0);
+                b.extend_from_slice(&t[..]);
                 b.push(0);
-                V::Regex(b)
+                V::Regex(b.into())
             })
             .boxed(),
         DataType::JOB_STATE => any::<u8>().prop_map(V::JobState).boxed(),
@@ -235,22 +235,22 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
             .boxed(),
         DataType::DEVICE_DIST => (ntext(), ntext(), any::<u64>(), any::<u16>(), any::<u16>())
             .prop_map(|(uuid, osname, devtype, mindist, maxdist)| {
-                V::DeviceDist(DeviceDist {
+                V::DeviceDist(Box::new(DeviceDist {
                     uuid,
                     osname,
                     devtype,
                     mindist,
                     maxdist,
-                })
+                }))
             })
             .boxed(),
         DataType::ENDPOINT => (ntext(), ntext(), bytes())
             .prop_map(|(uuid, osname, endpt)| {
-                V::Endpoint(Endpoint {
+                V::Endpoint(Box::new(Endpoint {
                     uuid,
                     osname,
                     endpt,
-                })
+                }))
             })
             .boxed(),
         DataType::TOPO => ntext().prop_map(V::Topo).boxed(),
@@ -304,14 +304,14 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
             )
             .boxed(),
         DataType::DISK_STATS => (ntext(), any::<[u64; 11]>())
-            .prop_map(|(disk, counters)| V::DiskStats(DiskStats { disk, counters }))
+            .prop_map(|(disk, counters)| V::DiskStats(Box::new(DiskStats { disk, counters })))
             .boxed(),
         DataType::NET_STATS => (ntext(), any::<[u64; 6]>())
             .prop_map(|(interface, counters)| {
-                V::NetStats(NetStats {
+                V::NetStats(Box::new(NetStats {
                     interface,
                     counters,
-                })
+                }))
             })
             .boxed(),
         DataType::NODE_STATS => (
@@ -347,11 +347,11 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
         DataType::STOR_ACCESS_TYPE => any::<u16>().prop_map(V::StorAccessType).boxed(),
         DataType::DEVICE => (ntext(), ntext(), any::<u64>())
             .prop_map(|(uuid, osname, devtype)| {
-                V::Device(Device {
+                V::Device(Box::new(Device {
                     uuid,
                     osname,
                     devtype,
-                })
+                }))
             })
             .boxed(),
         DataType::RESBLOCK_DIRECTIVE => any::<u8>().prop_map(V::ResblockDirective).boxed(),
@@ -360,15 +360,15 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
             .boxed(),
         DataType::NODE_PID => (ntext(), any::<u32>(), any::<i32>())
             .prop_map(|(hostname, nodeid, pid)| {
-                V::NodePid(NodePid {
+                V::NodePid(Box::new(NodePid {
                     hostname,
                     nodeid,
                     pid,
-                })
+                }))
             })
             .boxed(),
         DataType::REGEX2 => (ntext(), bytes())
-            .prop_map(|(kind, regex)| V::Regex2(Regex2 { kind, regex }))
+            .prop_map(|(kind, regex)| V::Regex2(Box::new(Regex2 { kind, regex })))
             .boxed(),
         DataType::ALLOC_INHERIT => any::<u8>().prop_map(V::AllocInherit).boxed(),
         other => panic!("no strategy for {other}"),
@@ -382,12 +382,12 @@ fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
     let n = |x: &Value| normalise(x, ctx, false);
     let nv = |x: &Value| normalise(x, ctx, true);
     let ni = |i: &Info| Info {
-        key: Text(i.key.0.iter().copied().take(511).collect()),
+        key: Text::from(i.key.iter().copied().take(511).collect::<Vec<u8>>()),
         flags: if fam == Family::Legacy12 { 0 } else { i.flags },
         value: nv(&i.value),
     };
     let np = |p: &Proc| Proc {
-        nspace: Text(p.nspace.0.iter().copied().take(255).collect()),
+        nspace: Text::from(p.nspace.iter().copied().take(255).collect::<Vec<u8>>()),
         rank: p.rank,
     };
     let f = |x: f32| parse_strtof(format_percent_f(x as f64).as_bytes());
@@ -414,7 +414,7 @@ fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
         ),
         Value::Pdata(p) => Value::Pdata(Box::new(Pdata {
             proc: np(&p.proc),
-            key: Text(p.key.0.iter().copied().take(511).collect()),
+            key: Text::from(p.key.iter().copied().take(511).collect::<Vec<u8>>()),
             value: nv(&p.value),
         })),
         Value::Kval(k) => Value::Kval(Box::new(Kval {

@@ -18,7 +18,7 @@ fn unpack_all(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], borrow: 
     for (ty, cap) in calls {
         let r = if borrow && *ty == DataType::BYTE_OBJECT {
             u.unpack_byte_objects(*cap, &mut slices).map(|()| {
-                let values = slices.iter().map(|s| Value::ByteObject(s.to_vec()));
+                let values = slices.iter().map(|s| Value::ByteObject(s.to_vec().into()));
                 Item::new(*ty, values.collect())
             })
         } else {
@@ -80,7 +80,7 @@ fn unpacker_agrees_on_byte_object_arrays() {
     let items = [
         Item::one(Value::proc("ns", 1)),
         Item::new(DataType::BYTE_OBJECT, objects),
-        Item::one(Value::ByteObject(vec![9; 3])),
+        Item::one(Value::ByteObject(vec![9; 3].into())),
     ];
     for comp in Component::ALL {
         for kind in BufferKind::ALL {

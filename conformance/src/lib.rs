@@ -22,10 +22,15 @@
 //! * [`testee`] — the [`testee::Testee`] trait, the built-in codec, the external-process
 //!   testee (protocol in `TESTEE.md`) and a serving loop for testees written in Rust.
 //! * [`xfail`] — per-implementation expected-failure lists.
+//! * [`status_mode`] — `--status exact|class|reject`: how strictly an invalid vector's status
+//!   is judged, and the classes of statuses.
+//! * [`explain`] — failures that explain themselves: the first differing decoded field, an
+//!   invalid vector's input and expected refusal.
 //! * [`process`] — child processes spoken to in length-prefixed frames.
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
+pub mod explain;
 pub mod model;
 pub mod process;
 pub mod protocol;
@@ -33,6 +38,7 @@ pub mod report;
 pub mod scenarios;
 pub mod server;
 pub mod spec;
+pub mod status_mode;
 pub mod testee;
 pub mod vectors;
 pub mod wireinfo;

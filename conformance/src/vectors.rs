@@ -20,7 +20,9 @@
 //! `crash`, `timeout`, `garbage`, `runtime-error`, ...); expected-failure lists
 //! ([`crate::xfail`]) match on it.
 
+use crate::explain::{self, Explanation, FieldDiff, InvalidInput, Refusal};
 use crate::report::{CaseResult, Origin, Outcome, Report};
+use crate::status_mode::{Accepted, StatusMode};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
 use pmix_codec::json;
@@ -335,6 +337,10 @@ pub struct CaseRun {
     pub signature: Option<String>,
     /// The case-id prefix of its file (see [`id_prefix`]).
     pub prefix: String,
+    /// A pass only a lenient `--status` mode allowed: what was accepted.
+    pub lenient: Option<String>,
+    /// Why it failed, in detail ([`crate::explain`]).
+    pub explanation: Option<Explanation>,
 }
 
 /// A case's verdict.
@@ -342,6 +348,10 @@ struct Verdict {
     outcome: Outcome,
     signature: Option<String>,
     diff: Option<String>,
+    /// The failure in detail ([`crate::explain`]).
+    explanation: Option<Explanation>,
+    /// A pass that only a lenient `--status` mode allowed: what was accepted.
+    lenient: Option<String>,
 }
 
 impl Verdict {
@@ -350,6 +360,8 @@ impl Verdict {
             outcome: Outcome::Pass,
             signature: None,
             diff: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn fail(
@@ -364,6 +376,8 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn error(sig: impl Into<String>, message: impl Into<String>) -> Self {
@@ -373,6 +387,8 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn unsupported(reason: impl Into<String>) -> Self {
@@ -382,10 +398,22 @@ impl Verdict {
             },
             signature: None,
             diff: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn from_testee_error(phase: &str, e: &TesteeError) -> Self {
         Verdict::error(e.signature(), format!("{phase}: {e}"))
+    }
+    /// Attach an explanation; its text goes under the failure (console, JUnit).
+    fn explained(mut self, x: Explanation) -> Self {
+        let lines = x.lines();
+        self.diff = Some(match self.diff.take() {
+            Some(d) => format!("{d}\n{lines}"),
+            None => lines,
+        });
+        self.explanation = Some(x);
+        self
     }
 }
 
@@ -475,30 +503,73 @@ fn same(a: &Item, b: &Item) -> bool {
     format!("{a:?}") == format!("{b:?}")
 }
 
-/// Compare decoded items with the expectation: `Err((index, expected, actual))`.
-fn compare_items(want: &[Item], got: &[Item]) -> Result<(), (usize, String, String)> {
-    for (i, (w, g)) in want.iter().zip(got).enumerate() {
-        if !same(w, g) {
-            return Err((
-                i,
-                format!("call {i}: {}", items_text(std::slice::from_ref(w))),
-                format!("call {i}: {}", items_text(std::slice::from_ref(g))),
-            ));
-        }
-    }
-    if want.len() != got.len() {
-        let i = want.len().min(got.len());
-        return Err((
-            i,
+/// A decode mismatch: the first differing call, the expected/actual lines, and the first
+/// differing field when the JSON model shows one.
+struct Mismatch {
+    call: usize,
+    expected: String,
+    actual: String,
+    field: Option<FieldDiff>,
+}
+
+/// Compare decoded items with the expectation (`None` when equal). The lines name the first differing field
+/// (`[0].values[3].value.value.rank = 4`), not two whole calls.
+fn first_mismatch(want: &[Item], got: &[Item]) -> Option<Mismatch> {
+    let first = want
+        .iter()
+        .zip(got)
+        .position(|(w, g)| !same(w, g))
+        .or((want.len() != got.len()).then(|| want.len().min(got.len())));
+    let call = first?;
+    let field = explain::first_difference(&json::items_to_json(want), &json::items_to_json(got));
+    let (expected, actual) = match (&field, want.get(call), got.get(call)) {
+        (Some(f), _, _) => f.sides(),
+        // Equal in the JSON model but not in value (e.g. a NaN's payload): whole calls.
+        (None, Some(w), Some(g)) => (
+            format!("call {call}: {}", items_text(std::slice::from_ref(w))),
+            format!("call {call}: {}", items_text(std::slice::from_ref(g))),
+        ),
+        (None, _, _) => (
             format!("{} items", want.len()),
             format!("{} items: {}", got.len(), items_text(got)),
-        ));
-    }
-    Ok(())
+        ),
+    };
+    Some(Mismatch {
+        call,
+        expected,
+        actual,
+        field,
+    })
+}
+
+/// An invalid vector's input and expected refusal, for its failure's explanation.
+fn invalid_input(
+    v: &Vector,
+    phase: Phase,
+    actual: Option<Refusal>,
+    mode: StatusMode,
+) -> Option<Explanation> {
+    let e = v.error.as_ref()?;
+    Some(Explanation::InvalidInput(InvalidInput {
+        phase: match phase {
+            Phase::Encode => "encode".into(),
+            Phase::Decode => "decode".into(),
+        },
+        hex: (phase == Phase::Decode).then(|| v.wire.clone()),
+        items: (phase == Phase::Encode).then(|| v.items.clone()),
+        expected: Refusal::new(e.status, e.item),
+        actual,
+        reason: v.comment.clone(),
+        quirk: pmix_codec::quirks::QUIRKS
+            .iter()
+            .find(|q| v.comment.contains(q.id))
+            .map(|q| q.id.to_string()),
+        status_mode: mode,
+    }))
 }
 
 /// Run one case against `testee` (which supports its component, kind and release).
-fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
+fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: StatusMode) -> Verdict {
     let component = set.component.name().to_string();
     let buffer = set.kind.name().to_string();
     let release = set.release.name().to_string();
@@ -537,17 +608,32 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                 Phase::Decode => ("decode", decode(testee)),
             };
             let expected = status_text(e.status, e.item);
+            let explain = |actual| invalid_input(v, e.phase, actual, mode);
             match reply {
                 Err(te) => Verdict::from_testee_error(phase, &te),
                 Ok(Reply::Error { status, item, .. }) => {
-                    if status == e.status && item == e.item {
-                        Verdict::pass()
-                    } else {
-                        Verdict::fail(
-                            format!("status:{status}@{item}"),
-                            format!("{phase} fails with {expected}"),
-                            format!("{phase} fails with {}", status_text(status, item)),
-                        )
+                    match mode.judge(e.status, e.item, status, item) {
+                        Some(Accepted::Exact) => Verdict::pass(),
+                        Some(Accepted::Lenient) => {
+                            let mut p = Verdict::pass();
+                            p.lenient = Some(format!(
+                                "{} accepted for {} (--status {mode})",
+                                status_text(status, item),
+                                status_text(e.status, e.item)
+                            ));
+                            p
+                        }
+                        None => {
+                            let f = Verdict::fail(
+                                format!("status:{status}@{item}"),
+                                format!("{phase} fails with {expected}"),
+                                format!("{phase} fails with {}", status_text(status, item)),
+                            );
+                            match explain(Some(Refusal::new(status, item))) {
+                                Some(x) => f.explained(x),
+                                None => f,
+                            }
+                        }
                     }
                 }
                 Ok(Reply::Ok { wire, items }) => {
@@ -556,11 +642,15 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                         (_, _, Some(i)) => format!("items {}", clip(i.to_string(), 300)),
                         _ => "success".into(),
                     };
-                    Verdict::fail(
+                    let f = Verdict::fail(
                         "no-error",
                         format!("{phase} fails with {expected}"),
                         format!("{phase} succeeds: {got}"),
-                    )
+                    );
+                    match explain(None) {
+                        Some(x) => f.explained(x),
+                        None => f,
+                    }
                 }
                 Ok(Reply::Unsupported { reason }) => Verdict::unsupported(reason),
                 Ok(Reply::RuntimeError { message }) => {
@@ -631,9 +721,19 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                             clip(j.to_string(), 200)
                         ),
                     ),
-                    Ok(got) => match compare_items(&want, &got) {
-                        Ok(()) => Verdict::pass(),
-                        Err((i, e, a)) => Verdict::fail(format!("decode-values@{i}"), e, a),
+                    Ok(got) => match first_mismatch(&want, &got) {
+                        None => Verdict::pass(),
+                        Some(m) => {
+                            let f = Verdict::fail(
+                                format!("decode-values@{}", m.call),
+                                m.expected,
+                                m.actual,
+                            );
+                            match m.field {
+                                Some(d) => f.explained(Explanation::DecodeField(d)),
+                                None => f,
+                            }
+                        }
                     },
                 },
                 Ok(Reply::Ok { items: None, .. }) => {
@@ -657,6 +757,16 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
 /// the testee lacks are `unsupported` without a request. With `progress`, a counter is
 /// drawn on stderr when it is a terminal.
 pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<CaseRun> {
+    run_in(cases, testee, progress, StatusMode::Exact)
+}
+
+/// [`run`], judging invalid vectors' statuses in `mode` (`--status`).
+pub fn run_in(
+    cases: &[Case<'_>],
+    testee: &mut dyn Testee,
+    progress: bool,
+    mode: StatusMode,
+) -> Vec<CaseRun> {
     let progress = progress && std::io::stderr().is_terminal();
     let mut caps: Result<Capabilities, TesteeError> = testee.capabilities();
     let mut out = Vec::with_capacity(cases.len());
@@ -680,7 +790,7 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
                 Err(reason) => Verdict::unsupported(reason),
                 Ok(()) => {
                     testee.begin_case();
-                    run_vector(case.set, case.vector, testee)
+                    run_vector(case.set, case.vector, testee, mode)
                 }
             },
         };
@@ -696,6 +806,8 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
             },
             signature: verdict.signature,
             prefix: case.set.prefix.clone(),
+            lenient: verdict.lenient,
+            explanation: verdict.explanation,
         });
     }
     if progress {
@@ -736,7 +848,7 @@ pub struct SuiteRun {
 }
 
 /// Replay `sets` (the cases whose id contains `filter`) against `testee`, judge the result
-/// against `xfail` if given, and build the report.
+/// against `xfail` if given, and build the report (statuses judged exactly).
 pub fn run_suite(
     sets: &[VectorSet],
     filter: Option<&str>,
@@ -744,9 +856,22 @@ pub fn run_suite(
     xfail: Option<&ExpectedFailures>,
     progress: bool,
 ) -> SuiteRun {
+    run_suite_in(sets, filter, testee, xfail, progress, StatusMode::Exact)
+}
+
+/// [`run_suite`], judging invalid vectors' statuses in `mode` (`--status`); the report says
+/// which mode it was and lists the passes only that mode allowed.
+pub fn run_suite_in(
+    sets: &[VectorSet],
+    filter: Option<&str>,
+    testee: &mut dyn Testee,
+    xfail: Option<&ExpectedFailures>,
+    progress: bool,
+    mode: StatusMode,
+) -> SuiteRun {
     let t0 = Instant::now();
     let all = cases(sets, filter);
-    let mut runs = run(&all, testee, progress);
+    let mut runs = run_in(&all, testee, progress, mode);
     let complete: BTreeSet<String> = if filter.is_some() {
         BTreeSet::new()
     } else {
@@ -757,11 +882,18 @@ pub fn run_suite(
         None => Vec::new(),
     };
     let mut report = Report::new("vectors", testee.describe());
+    report.status_mode = Some(mode);
     for c in &all {
         report.origins.insert(c.id.clone(), origin(c.set, c.vector));
     }
     for c in &runs {
         report.push(c.result.clone());
+        if let Some(l) = &c.lenient {
+            report.lenient_passes.insert(c.result.id.clone(), l.clone());
+        }
+        if let Some(x) = &c.explanation {
+            report.explanations.insert(c.result.id.clone(), x.clone());
+        }
     }
     for c in extra {
         report.push(c);

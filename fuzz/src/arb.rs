@@ -19,14 +19,14 @@ fn text(u: &mut Unstructured) -> Result<Text> {
     for _ in 0..n {
         v.push(u.int_in_range(1..=255u8)?);
     }
-    Ok(Text(v))
+    Ok(Text::from(v))
 }
 fn ntext(u: &mut Unstructured) -> Result<NullableText> {
     Ok(if u.ratio(1, 5)? { None } else { Some(text(u)?) })
 }
-fn bytes(u: &mut Unstructured) -> Result<Vec<u8>> {
+fn bytes(u: &mut Unstructured) -> Result<pmix_codec::Bytes> {
     let n = u.int_in_range(0..=12usize)?;
-    Ok(u.bytes(n)?.to_vec())
+    Ok(pmix_codec::Bytes::copy_from_slice(u.bytes(n)?))
 }
 fn few<T>(
     u: &mut Unstructured,
@@ -189,11 +189,11 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
         DataType::ALLOC_DIRECTIVE => V::AllocDirective(u.arbitrary()?),
         DataType::INFO_ARRAY => V::InfoArray(infos(u, ctx, depth)?),
         DataType::IOF_CHANNEL => V::IofChannel(u.arbitrary()?),
-        DataType::ENVAR => V::Envar(Envar {
+        DataType::ENVAR => V::Envar(Box::new(Envar {
             name: ntext(u)?,
             value: ntext(u)?,
             separator: u.arbitrary()?,
-        }),
+        })),
         DataType::COORD => V::Coord(coord(u)?),
         DataType::REGATTR => V::Regattr(Box::new(Regattr {
             name: ntext(u)?,
@@ -203,9 +203,9 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
         })),
         DataType::REGEX => {
             let mut b = b"raw:".to_vec();
-            b.extend(text(u)?.0);
+            b.extend_from_slice(&text(u)?);
             b.push(0);
-            V::Regex(b)
+            V::Regex(b.into())
         }
         DataType::JOB_STATE => V::JobState(u.arbitrary()?),
         DataType::LINK_STATE => V::LinkState(u.arbitrary()?),
@@ -216,18 +216,18 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
             osname: ntext(u)?,
             coordinates: few(u, 2, coord)?,
         })),
-        DataType::DEVICE_DIST => V::DeviceDist(DeviceDist {
+        DataType::DEVICE_DIST => V::DeviceDist(Box::new(DeviceDist {
             uuid: ntext(u)?,
             osname: ntext(u)?,
             devtype: u.arbitrary()?,
             mindist: u.arbitrary()?,
             maxdist: u.arbitrary()?,
-        }),
-        DataType::ENDPOINT => V::Endpoint(Endpoint {
+        })),
+        DataType::ENDPOINT => V::Endpoint(Box::new(Endpoint {
             uuid: ntext(u)?,
             osname: ntext(u)?,
             endpt: bytes(u)?,
-        }),
+        })),
         DataType::TOPO => V::Topo(ntext(u)?),
         DataType::DEVTYPE => V::Devtype(u.arbitrary()?),
         DataType::LOCTYPE => V::Loctype(u.arbitrary()?),
@@ -251,14 +251,14 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
                 sample_time: tv(u)?,
             }))
         }
-        DataType::DISK_STATS => V::DiskStats(DiskStats {
+        DataType::DISK_STATS => V::DiskStats(Box::new(DiskStats {
             disk: ntext(u)?,
             counters: u.arbitrary()?,
-        }),
-        DataType::NET_STATS => V::NetStats(NetStats {
+        })),
+        DataType::NET_STATS => V::NetStats(Box::new(NetStats {
             interface: ntext(u)?,
             counters: u.arbitrary()?,
-        }),
+        })),
         DataType::NODE_STATS => {
             let mut floats = [0f32; 11];
             for f in floats.iter_mut() {
@@ -287,25 +287,25 @@ pub fn arb(u: &mut Unstructured, ty: DataType, ctx: Ctx, depth: u32) -> Result<V
         DataType::STOR_ACCESS => V::StorAccess(u.arbitrary()?),
         DataType::STOR_PERSIST => V::StorPersist(u.arbitrary()?),
         DataType::STOR_ACCESS_TYPE => V::StorAccessType(u.arbitrary()?),
-        DataType::DEVICE => V::Device(Device {
+        DataType::DEVICE => V::Device(Box::new(Device {
             uuid: ntext(u)?,
             osname: ntext(u)?,
             devtype: u.arbitrary()?,
-        }),
+        })),
         DataType::RESBLOCK_DIRECTIVE => V::ResblockDirective(u.arbitrary()?),
         DataType::RESOURCE_UNIT => V::ResourceUnit(ResourceUnit {
             devtype: u.arbitrary()?,
             count: u.arbitrary()?,
         }),
-        DataType::NODE_PID => V::NodePid(NodePid {
+        DataType::NODE_PID => V::NodePid(Box::new(NodePid {
             hostname: ntext(u)?,
             nodeid: u.arbitrary()?,
             pid: u.arbitrary()?,
-        }),
-        DataType::REGEX2 => V::Regex2(Regex2 {
+        })),
+        DataType::REGEX2 => V::Regex2(Box::new(Regex2 {
             kind: ntext(u)?,
             regex: bytes(u)?,
-        }),
+        })),
         DataType::ALLOC_INHERIT => V::AllocInherit(u.arbitrary()?),
         _ => return Err(arbitrary::Error::IncorrectFormat),
     })

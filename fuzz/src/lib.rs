@@ -289,12 +289,12 @@ pub fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
     let n = |x: &Value| normalise(x, ctx, false);
     let nv = |x: &Value| normalise(x, ctx, true);
     let ni = |i: &Info| Info {
-        key: Text(i.key.0.iter().copied().take(511).collect()),
+        key: Text::from(i.key.iter().copied().take(511).collect::<Vec<u8>>()),
         flags: if fam == Family::Legacy12 { 0 } else { i.flags },
         value: nv(&i.value),
     };
     let np = |p: &Proc| Proc {
-        nspace: Text(p.nspace.0.iter().copied().take(255).collect()),
+        nspace: Text::from(p.nspace.iter().copied().take(255).collect::<Vec<u8>>()),
         rank: p.rank,
     };
     let f = |x: f32| parse_strtof(format_percent_f(x as f64).as_bytes());
@@ -321,7 +321,7 @@ pub fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
         ),
         Value::Pdata(p) => Value::Pdata(Box::new(Pdata {
             proc: np(&p.proc),
-            key: Text(p.key.0.iter().copied().take(511).collect()),
+            key: Text::from(p.key.iter().copied().take(511).collect::<Vec<u8>>()),
             value: nv(&p.value),
         })),
         Value::Kval(k) => Value::Kval(Box::new(Kval {

@@ -215,17 +215,17 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
         DataType::BUFFER => vec![
             Value::Buffer(Buffer {
                 kind: 1,
-                bytes: vec![0, 0, 0, 1],
+                bytes: vec![0, 0, 0, 1].into(),
             }),
             Value::Buffer(Buffer {
                 kind: 2,
-                bytes: vec![],
+                bytes: vec![].into(),
             }),
         ],
         DataType::BYTE_OBJECT => vec![
-            Value::ByteObject(vec![1, 2, 3]),
-            Value::ByteObject(vec![]),
-            Value::ByteObject(vec![0xff; 176]),
+            Value::ByteObject(vec![1, 2, 3].into()),
+            Value::ByteObject(vec![].into()),
+            Value::ByteObject(vec![0xff; 176].into()),
         ],
         DataType::KVAL => vec![
             Value::Kval(Box::new(Kval {
@@ -237,7 +237,10 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
                 value: Value::string("abc"),
             })),
         ],
-        DataType::MODEX => vec![Value::Modex(vec![1, 2, 3, 4]), Value::Modex(vec![])],
+        DataType::MODEX => vec![
+            Value::Modex(vec![1, 2, 3, 4].into()),
+            Value::Modex(vec![].into()),
+        ],
         DataType::PERSIST => vec![Value::Persist(0), Value::Persist(4)],
         DataType::POINTER => vec![Value::Pointer],
         DataType::SCOPE => vec![Value::Scope(0), Value::Scope(3)],
@@ -292,8 +295,8 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             })),
         ],
         DataType::COMPRESSED_STRING => vec![
-            Value::CompressedString(vec![5, 0, 0, 0, 0x78, 0x9c]),
-            Value::CompressedString(vec![]),
+            Value::CompressedString(vec![5, 0, 0, 0, 0x78, 0x9c].into()),
+            Value::CompressedString(vec![].into()),
         ],
         DataType::ALLOC_DIRECTIVE => vec![
             Value::AllocDirective(1),
@@ -310,16 +313,16 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             Value::IofChannel(u16::MAX),
         ],
         DataType::ENVAR => vec![
-            Value::Envar(Envar {
+            Value::Envar(Box::new(Envar {
                 name: t("PATH"),
                 value: t("/bin"),
                 separator: b':',
-            }),
-            Value::Envar(Envar {
+            })),
+            Value::Envar(Box::new(Envar {
                 name: None,
                 value: None,
                 separator: 0,
-            }),
+            })),
         ],
         DataType::COORD => vec![
             Value::Coord(Coord {
@@ -337,7 +340,7 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             ty: 3,
             description: vec![t("allocation id"), t("second")],
         }))],
-        DataType::REGEX => vec![Value::Regex(b"raw:node1,node2\0".to_vec())],
+        DataType::REGEX => vec![Value::Regex(b"raw:node1,node2\0".to_vec().into())],
         DataType::JOB_STATE => vec![Value::JobState(0), Value::JobState(5)],
         DataType::LINK_STATE => vec![Value::LinkState(0), Value::LinkState(2)],
         DataType::PROC_CPUSET => vec![Value::ProcCpuset(None)],
@@ -350,18 +353,18 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
                 coord: vec![1, 2],
             }],
         }))],
-        DataType::DEVICE_DIST => vec![Value::DeviceDist(DeviceDist {
+        DataType::DEVICE_DIST => vec![Value::DeviceDist(Box::new(DeviceDist {
             uuid: t("u"),
             osname: t("mlx5_0"),
             devtype: 0x20,
             mindist: 1,
             maxdist: 300,
-        })],
-        DataType::ENDPOINT => vec![Value::Endpoint(Endpoint {
+        }))],
+        DataType::ENDPOINT => vec![Value::Endpoint(Box::new(Endpoint {
             uuid: t("u"),
             osname: t("o"),
-            endpt: vec![9, 8, 7],
-        })],
+            endpt: vec![9, 8, 7].into(),
+        }))],
         DataType::TOPO => vec![Value::Topo(None)],
         DataType::DEVTYPE => vec![
             Value::Devtype(0),
@@ -370,8 +373,8 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
         ],
         DataType::LOCTYPE => vec![Value::Loctype(0), Value::Loctype(0x1ff)],
         DataType::COMPRESSED_BYTE_OBJECT => vec![
-            Value::CompressedByteObject(vec![3, 0, 0, 0, 1]),
-            Value::CompressedByteObject(vec![]),
+            Value::CompressedByteObject(vec![3, 0, 0, 0, 1].into()),
+            Value::CompressedByteObject(vec![].into()),
         ],
         DataType::PROC_NSPACE => vec![Value::ProcNspace("ns".into()), Value::ProcNspace("".into())],
         DataType::PROC_STATS => vec![Value::ProcStats(Box::new(ProcStats {
@@ -392,14 +395,14 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             processor: 1,
             sample_time: Timeval { sec: 5, usec: 6 },
         }))],
-        DataType::DISK_STATS => vec![Value::DiskStats(DiskStats {
+        DataType::DISK_STATS => vec![Value::DiskStats(Box::new(DiskStats {
             disk: t("sda"),
             counters: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, u64::MAX],
-        })],
-        DataType::NET_STATS => vec![Value::NetStats(NetStats {
+        }))],
+        DataType::NET_STATS => vec![Value::NetStats(Box::new(NetStats {
             interface: t("eth0"),
             counters: [1, 2, 3, 4, 5, 600],
-        })],
+        }))],
         DataType::NODE_STATS => vec![Value::NodeStats(Box::new(NodeStats {
             node: t("n"),
             floats: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5],
@@ -407,16 +410,19 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             diskstats: vec![],
             netstats: vec![],
         }))],
-        DataType::DATA_BUFFER => vec![Value::DataBuffer(vec![1, 2]), Value::DataBuffer(vec![])],
+        DataType::DATA_BUFFER => vec![
+            Value::DataBuffer(vec![1, 2].into()),
+            Value::DataBuffer(vec![].into()),
+        ],
         DataType::STOR_MEDIUM => vec![Value::StorMedium(0), Value::StorMedium(8)],
         DataType::STOR_ACCESS => vec![Value::StorAccess(3)],
         DataType::STOR_PERSIST => vec![Value::StorPersist(u64::MAX)],
         DataType::STOR_ACCESS_TYPE => vec![Value::StorAccessType(2)],
-        DataType::DEVICE => vec![Value::Device(Device {
+        DataType::DEVICE => vec![Value::Device(Box::new(Device {
             uuid: t("u"),
             osname: t("o"),
             devtype: 4,
-        })],
+        }))],
         DataType::RESBLOCK_DIRECTIVE => {
             vec![Value::ResblockDirective(1), Value::ResblockDirective(128)]
         }
@@ -424,15 +430,15 @@ pub fn samples(ty: DataType, comp: Component, rel: Release) -> Vec<Value> {
             devtype: 2,
             count: 4,
         })],
-        DataType::NODE_PID => vec![Value::NodePid(NodePid {
+        DataType::NODE_PID => vec![Value::NodePid(Box::new(NodePid {
             hostname: t("n1"),
             nodeid: 5,
             pid: 77,
-        })],
-        DataType::REGEX2 => vec![Value::Regex2(Regex2 {
+        }))],
+        DataType::REGEX2 => vec![Value::Regex2(Box::new(Regex2 {
             kind: t("raw"),
-            regex: b"a,b\0".to_vec(),
-        })],
+            regex: b"a,b\0".to_vec().into(),
+        }))],
         DataType::ALLOC_INHERIT => (0..=5).map(Value::AllocInherit).collect(),
         _ => vec![],
     }

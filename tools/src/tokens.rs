@@ -24,11 +24,11 @@ fn type_token(t: DataType) -> String {
 fn s(out: &mut Vec<String>, t: &NullableText) {
     out.push(match t {
         None => "~".into(),
-        Some(t) => format!("s:{}", hex::encode(&t.0)),
+        Some(t) => format!("s:{}", hex::encode(&t[..])),
     });
 }
 fn st(out: &mut Vec<String>, t: &Text) {
-    out.push(format!("s:{}", hex::encode(&t.0)));
+    out.push(format!("s:{}", hex::encode(&t[..])));
 }
 fn b(out: &mut Vec<String>, bytes: &[u8]) {
     out.push(format!("b:{}", hex::encode(bytes)));
@@ -247,11 +247,11 @@ pub fn write_value(out: &mut Vec<String>, v: &Value) {
             timeval(out, &x.sample_time);
             n(out, x.diskstats.len());
             for d in &x.diskstats {
-                write_value(out, &Value::DiskStats(d.clone()));
+                write_value(out, &Value::DiskStats(Box::new(d.clone())));
             }
             n(out, x.netstats.len());
             for d in &x.netstats {
-                write_value(out, &Value::NetStats(d.clone()));
+                write_value(out, &Value::NetStats(Box::new(d.clone())));
             }
         }
         Value::Device(d) => {
@@ -325,7 +325,7 @@ impl<'a> Tokens<'a> {
         let h = t
             .strip_prefix("s:")
             .ok_or_else(|| format!("expected string token, got {t:?}"))?;
-        Ok(Some(Text(hex::decode(h).ok_or("bad hex in string")?)))
+        Ok(Some(Text::from(hex::decode(h).ok_or("bad hex in string")?)))
     }
     fn req_text(&mut self) -> Result<Text, ParseError> {
         self.text()?
@@ -484,13 +484,13 @@ impl<'a> Tokens<'a> {
             }
             DataType::BUFFER => Value::Buffer(Buffer {
                 kind: self.num()?,
-                bytes: self.bytes()?,
+                bytes: self.bytes()?.into(),
             }),
-            DataType::BYTE_OBJECT => Value::ByteObject(self.bytes()?),
-            DataType::COMPRESSED_STRING => Value::CompressedString(self.bytes()?),
-            DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.bytes()?),
-            DataType::DATA_BUFFER => Value::DataBuffer(self.bytes()?),
-            DataType::MODEX => Value::Modex(self.bytes()?),
+            DataType::BYTE_OBJECT => Value::ByteObject(self.bytes()?.into()),
+            DataType::COMPRESSED_STRING => Value::CompressedString(self.bytes()?.into()),
+            DataType::COMPRESSED_BYTE_OBJECT => Value::CompressedByteObject(self.bytes()?.into()),
+            DataType::DATA_BUFFER => Value::DataBuffer(self.bytes()?.into()),
+            DataType::MODEX => Value::Modex(self.bytes()?.into()),
             DataType::KVAL => {
                 let key = self.text()?;
                 let value = self.typed()?;
@@ -542,11 +542,11 @@ impl<'a> Tokens<'a> {
             DataType::ALLOC_DIRECTIVE => Value::AllocDirective(self.num()?),
             DataType::INFO_ARRAY => Value::InfoArray(self.infos()?),
             DataType::IOF_CHANNEL => Value::IofChannel(self.num()?),
-            DataType::ENVAR => Value::Envar(Envar {
+            DataType::ENVAR => Value::Envar(Box::new(Envar {
                 name: self.text()?,
                 value: self.text()?,
                 separator: self.num()?,
-            }),
+            })),
             DataType::COORD => Value::Coord(self.coord()?),
             DataType::REGATTR => {
                 let name = self.text()?;
@@ -561,9 +561,9 @@ impl<'a> Tokens<'a> {
                 }))
             }
             DataType::REGEX => {
-                let mut b = self.text()?.map(|t| t.0).unwrap_or_default();
+                let mut b = self.text()?.map(|t| t[..].to_vec()).unwrap_or_default();
                 b.push(0);
-                Value::Regex(b)
+                Value::Regex(b.into())
             }
             DataType::JOB_STATE => Value::JobState(self.num()?),
             DataType::LINK_STATE => Value::LinkState(self.num()?),
@@ -580,18 +580,18 @@ impl<'a> Tokens<'a> {
                     coordinates,
                 }))
             }
-            DataType::DEVICE_DIST => Value::DeviceDist(DeviceDist {
+            DataType::DEVICE_DIST => Value::DeviceDist(Box::new(DeviceDist {
                 uuid: self.text()?,
                 osname: self.text()?,
                 devtype: self.num()?,
                 mindist: self.num()?,
                 maxdist: self.num()?,
-            }),
-            DataType::ENDPOINT => Value::Endpoint(Endpoint {
+            })),
+            DataType::ENDPOINT => Value::Endpoint(Box::new(Endpoint {
                 uuid: self.text()?,
                 osname: self.text()?,
-                endpt: self.bytes()?,
-            }),
+                endpt: self.bytes()?.into(),
+            })),
             DataType::DEVTYPE => Value::Devtype(self.num()?),
             DataType::LOCTYPE => Value::Loctype(self.num()?),
             DataType::PROC_NSPACE => Value::ProcNspace(self.req_text()?),
@@ -626,8 +626,8 @@ impl<'a> Tokens<'a> {
                     sample_time,
                 }))
             }
-            DataType::DISK_STATS => Value::DiskStats(self.disk()?),
-            DataType::NET_STATS => Value::NetStats(self.net()?),
+            DataType::DISK_STATS => Value::DiskStats(Box::new(self.disk()?)),
+            DataType::NET_STATS => Value::NetStats(Box::new(self.net()?)),
             DataType::NODE_STATS => {
                 let node = self.text()?;
                 let mut floats = [0f32; 11];
@@ -651,25 +651,25 @@ impl<'a> Tokens<'a> {
             DataType::STOR_ACCESS => Value::StorAccess(self.num()?),
             DataType::STOR_PERSIST => Value::StorPersist(self.num()?),
             DataType::STOR_ACCESS_TYPE => Value::StorAccessType(self.num()?),
-            DataType::DEVICE => Value::Device(Device {
+            DataType::DEVICE => Value::Device(Box::new(Device {
                 uuid: self.text()?,
                 osname: self.text()?,
                 devtype: self.num()?,
-            }),
+            })),
             DataType::RESBLOCK_DIRECTIVE => Value::ResblockDirective(self.num()?),
             DataType::RESOURCE_UNIT => Value::ResourceUnit(ResourceUnit {
                 devtype: self.num()?,
                 count: self.num()?,
             }),
-            DataType::NODE_PID => Value::NodePid(NodePid {
+            DataType::NODE_PID => Value::NodePid(Box::new(NodePid {
                 hostname: self.text()?,
                 nodeid: self.num()?,
                 pid: self.num()?,
-            }),
-            DataType::REGEX2 => Value::Regex2(Regex2 {
+            })),
+            DataType::REGEX2 => Value::Regex2(Box::new(Regex2 {
                 kind: self.text()?,
-                regex: self.bytes()?,
-            }),
+                regex: self.bytes()?.into(),
+            })),
             DataType::ALLOC_INHERIT => Value::AllocInherit(self.num()?),
             other => return Err(format!("no token syntax for type {other}")),
         })

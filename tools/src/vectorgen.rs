@@ -1165,7 +1165,9 @@ pub fn extra_cases(comp: Component, rel: Release) -> Vec<Case> {
     });
     out.push(Case {
         name: "string.latin1-bytes".into(),
-        items: vec![Item::one(Value::String(Some(Text(vec![0xe9, 0x74, 0xe9]))))],
+        items: vec![Item::one(Value::String(Some(Text::from(vec![
+            0xe9u8, 0x74, 0xe9,
+        ]))))],
     });
     // every value a pmix_value_t can carry here, inside an INFO (flags 0 and ARRAY_END)
     let vs = corpus::value_samples(comp, rel);
@@ -1404,7 +1406,7 @@ fn gen_hostile(g: &mut Gen) {
     if let Some(expect3) = g.size_field(3) {
         let mut probes: Vec<(&str, Item, Vec<u8>, Vec<u8>)> = vec![(
             "BYTE_OBJECT size",
-            Item::one(Value::ByteObject(vec![1, 2, 3])),
+            Item::one(Value::ByteObject(vec![1, 2, 3].into())),
             vec![1, 2, 3],
             expect3.clone(),
         )];
@@ -2223,11 +2225,11 @@ fn reference_vectors() -> Vec<(BufferKind, Component, &'static str, Item, &'stat
     let nd = BufferKind::NonDescribed;
     let fd = BufferKind::FullyDescribed;
     let t = |s: &str| Some(Text::from(s));
-    let node_pid = Item::one(Value::NodePid(NodePid {
+    let node_pid = Item::one(Value::NodePid(Box::new(NodePid {
         hostname: t("n1"),
         nodeid: 5,
         pid: 77,
-    }));
+    })));
     vec![
         (
             nd,
@@ -2254,10 +2256,10 @@ fn reference_vectors() -> Vec<(BufferKind, Component, &'static str, Item, &'stat
             nd,
             Component::V61,
             "REGEX2 {\"raw\", \"a,b\\0\"}",
-            Item::one(Value::Regex2(Regex2 {
+            Item::one(Value::Regex2(Box::new(Regex2 {
                 kind: t("raw"),
-                regex: b"a,b\0".to_vec(),
-            })),
+                regex: b"a,b\0".to_vec().into(),
+            }))),
             "02087261770004612c6200",
         ),
         (
@@ -2274,11 +2276,11 @@ fn reference_vectors() -> Vec<(BufferKind, Component, &'static str, Item, &'stat
             nd,
             Component::V51,
             "DEVICE {\"u\", \"o\", 4}",
-            Item::one(Value::Device(Device {
+            Item::one(Value::Device(Box::new(Device {
                 uuid: t("u"),
                 osname: t("o"),
                 devtype: 4,
-            })),
+            }))),
             "02047500046f0004",
         ),
         (

@@ -109,7 +109,7 @@ fn sets(comp: Component) -> Vec<(&'static str, Vec<Item>)> {
     if comp != Component::V12 {
         misc.push(Item::one(samples(DataType::QUERY, comp, rel)[0].clone()));
     }
-    misc.push(Item::one(Value::ByteObject(vec![1, 2, 3])));
+    misc.push(Item::one(Value::ByteObject(vec![1, 2, 3].into())));
     misc.push(Item::new(
         DataType::STRING,
         vec![
@@ -332,7 +332,7 @@ fn exit_codes_and_error_lines() {
         None,
     );
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err, "error: PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER (-50) at byte 4 (item 1, STRING): need 5 bytes, 2 left\n");
+    assert_eq!(err, "error: PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER (-50) at byte 4 (item 1, STRING) in STRING[0]: need 5 bytes, 2 left\n");
     let (code, _, err) = pw(&["encode", "-c", "v61", "{\"type\":\"VALUE\",\"values\":[{\"type\":\"INFO\",\"value\":{\"key\":\"k\",\"value\":{\"type\":\"UNDEF\"}}}]}"], None);
     assert_eq!(code, 1);
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -486,7 +486,7 @@ fn fuzz_found_quirk_examples_hold_in_libpmix_4_2() {
     .collect();
     // U17: an APP whose argv holds a NULL string, in every component. The APP without it
     // is packed by libpmix to exactly our bytes first.
-    let t = |s: &str| Some(Text(s.as_bytes().to_vec()));
+    let t = |s: &str| Some(Text::from(s.as_bytes().to_vec()));
     let app = Item::one(Value::App(Box::new(App {
         cmd: t("c"),
         argv: vec![t("a")],
@@ -551,7 +551,10 @@ fn pack_byte_objects_matches_libpmix_4_2() {
         .collect();
     let item = Item::new(
         DataType::BYTE_OBJECT,
-        blobs.iter().cloned().map(Value::ByteObject).collect(),
+        blobs
+            .iter()
+            .map(|b| Value::ByteObject(b.clone().into()))
+            .collect(),
     );
     let mut compared = 0;
     for comp in rel.components() {

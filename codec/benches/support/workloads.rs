@@ -78,7 +78,9 @@ impl Workload {
         let values = match self {
             Workload::Info => (0..INFO_N).map(info_entry).collect(),
             Workload::Proc => (0..PROC_N).map(|i| Value::proc(NSPACE, i as u32)).collect(),
-            Workload::Bytes => (0..BYTES_N).map(|i| Value::ByteObject(blob(i))).collect(),
+            Workload::Bytes => (0..BYTES_N)
+                .map(|i| Value::ByteObject(blob(i).into()))
+                .collect(),
             Workload::JobMap => (0..JOBMAP_NODES).map(node_entry).collect(),
         };
         Item::new(self.ty(), values)
