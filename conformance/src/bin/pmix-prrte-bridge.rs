@@ -14,18 +14,25 @@
 //! the DVM stops), so an application requester is a real process of that job.
 //!
 //! What PRRTE does, however surprising, is reported as an observation, never as a bridge
-//! error: a PMIx call that does not return within [`PUPPET_TIMEOUT`] answers
+//! error: a PMIx call that does not return within `PUPPET_TIMEOUT` (30 s) answers
 //! `PMIX_ERR_TIMEOUT` with a message naming the call; a request by a job whose rank 0 PRRTE
 //! already ended answers `PMIX_ERR_UNREACH` with a message; a job that is still running 10 s
 //! after `PMIx_Job_control(KILL)` succeeded fails its `terminate` step the same way. A job
 //! counts as ended when `PMIX_QUERY_NAMESPACES` no longer lists it or when
 //! `PMIX_QUERY_PROC_TABLE` gives every one of its processes a terminated state (PRRTE keeps
-//! listing the owning job of a CHILD reservation while its descendants drain). What PRRTE offers no path for is answered `unsupported`: a PMIx without some of
-//! the five attributes (they are compiled in). Allocation requests by the scheduler are refused by
-//! the scheduler's own PMIx library (`PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`), so
-//! they are unsupported too. A scheduler reclaim is played by a RELEASE of the bridge's own
-//! tool (PRRTE's teardown with return to the scheduler; it is permitted because PRRTE grants
-//! tools of the same uid), the only path that does not race a spawn.
+//! listing the owning job of a CHILD reservation while its descendants drain). The bridge
+//! answers a spawn, or kills a job, only once every process of it has connected: killing
+//! earlier races PRRTE's launch bookkeeping, after which it answers `PMIX_ERR_UNREACH`.
+//!
+//! What PRRTE or the bridge offers no path for is answered `unsupported`: a PMIx without some
+//! of the five attributes (they are compiled in); allocation requests by the scheduler (its
+//! own PMIx library refuses them, `PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`); a
+//! requester rank other than 0 (a job runs one process per candidate node, and the bridge
+//! drives its rank 0); REAQUIRE and REQ_CANCEL, which PRRTE answers `PMIX_ERR_NOT_SUPPORTED`
+//! whatever they carry (the bridge resends without `PMIX_ALLOC_INHERITANCE` to tell). A
+//! scheduler reclaim is played by a RELEASE of the bridge's own tool (PRRTE's teardown with
+//! return to the scheduler; it is permitted because PRRTE grants tools of the same uid), the
+//! only path that does not race a spawn.
 
 use pmix_codec::attrs;
 use pmix_codec::{Info, Value};
@@ -546,8 +553,8 @@ impl Bridge {
             .map_err(|e| format!("cannot start the DVM reaper: {e}"))
     }
 
-    /// Wait (bounded) until PRRTE reports job `prrte` ended ([`Bridge::job_ended`]);
-    /// false when it still runs after [`SETTLE_LIMIT`].
+    /// Wait (bounded) until PRRTE reports job `prrte` ended (`Bridge::job_ended`);
+    /// false when it still runs after `SETTLE_LIMIT`.
     fn wait_ended(&mut self, prrte: &str) -> Result<bool, String> {
         let start = std::time::Instant::now();
         while start.elapsed() < SETTLE_LIMIT {
@@ -765,6 +772,13 @@ impl Bridge {
                 })
             }
             Request::Terminate { nspace } => {
+                if !self.jobs.contains_key(nspace) && self.stuck.contains_key(nspace) {
+                    // A tool blocked in a call that never returned was already ended.
+                    return Ok(Response {
+                        message: Some(format!("{nspace} was ended when its call timed out")),
+                        ..ok
+                    });
+                }
                 if let Some(p) = self.tools.remove(nspace) {
                     p.quit();
                     // PRRTE runs the inheritance rules when the tool's departure is processed.
