@@ -22,10 +22,13 @@
 //! * [`testee`] — the [`testee::Testee`] trait, the built-in codec, the external-process
 //!   testee (protocol in `TESTEE.md`) and a serving loop for testees written in Rust.
 //! * [`xfail`] — per-implementation expected-failure lists.
+//! * [`fieldwalk`] — encode mismatches explained field by field, with the first differing
+//!   field's path, from the codec's own decoder.
 //! * [`process`] — child processes spoken to in length-prefixed frames.
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
+pub mod fieldwalk;
 pub mod model;
 pub mod process;
 pub mod protocol;

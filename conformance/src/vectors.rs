@@ -20,12 +20,13 @@
 //! `crash`, `timeout`, `garbage`, `runtime-error`, ...); expected-failure lists
 //! ([`crate::xfail`]) match on it.
 
+use crate::fieldwalk;
 use crate::report::{CaseResult, Origin, Outcome, Report};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
 use pmix_codec::json;
 use pmix_codec::vectors::{self as vf, Phase, Vector, VectorFile};
-use pmix_codec::{BufferKind, Component, DataType, Item, Release, Status};
+use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Release, Status};
 use serde_json::Value as J;
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -342,6 +343,8 @@ struct Verdict {
     outcome: Outcome,
     signature: Option<String>,
     diff: Option<String>,
+    /// Where it failed, when there is more to say than the signature (the field's path).
+    detail: Option<String>,
 }
 
 impl Verdict {
@@ -350,6 +353,7 @@ impl Verdict {
             outcome: Outcome::Pass,
             signature: None,
             diff: None,
+            detail: None,
         }
     }
     fn fail(
@@ -364,6 +368,7 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            detail: None,
         }
     }
     fn error(sig: impl Into<String>, message: impl Into<String>) -> Self {
@@ -373,6 +378,7 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            detail: None,
         }
     }
     fn unsupported(reason: impl Into<String>) -> Self {
@@ -382,6 +388,7 @@ impl Verdict {
             },
             signature: None,
             diff: None,
+            detail: None,
         }
     }
     fn from_testee_error(phase: &str, e: &TesteeError) -> Self {
@@ -583,12 +590,23 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                     }
                     Some(got) => {
                         if let Some(d) = hex_diff(&wire, &got) {
-                            let mut verdict = Verdict::fail(
-                                format!("encode-bytes@{}", d.offset),
-                                d.expected,
-                                d.actual,
-                            );
-                            verdict.diff = Some(d.marker);
+                            let signature = format!("encode-bytes@{}", d.offset);
+                            let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
+                            let mut diff = d.marker;
+                            let codec =
+                                Codec::new(set.component, set.kind).with_release(set.release);
+                            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+                            if let Some(f) = fieldwalk::explain(&codec, &types, &wire, &got) {
+                                diff.push_str(&format!(
+                                    "\nfirst differing field: {} (bytes {}..{} of the expected)\nwalk of the expected bytes:\n{}",
+                                    f.field.path,
+                                    f.field.offset,
+                                    f.field.offset + f.field.len,
+                                    f.walk.join("\n")
+                                ));
+                                verdict.detail = Some(format!("{signature} in {}", f.field.path));
+                            }
+                            verdict.diff = Some(diff);
                             return verdict;
                         }
                     }
@@ -690,7 +708,7 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
                 requirement: case.requirement.clone(),
                 group: case.set.label.clone(),
                 outcome: verdict.outcome,
-                detail: verdict.signature.clone(),
+                detail: verdict.detail.or(verdict.signature.clone()),
                 diff: verdict.diff,
                 duration: t0.elapsed(),
             },
