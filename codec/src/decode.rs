@@ -120,39 +120,9 @@ impl<'a> Dec<'a, Quiet> {
 }
 
 impl<'a, O: Observer> Dec<'a, O> {
-    /// The same decoder, reporting to `obs` from here on.
-    pub fn observed<P: Observer>(self, obs: P) -> Dec<'a, P> {
-        Dec {
-            r: self.r,
-            src: self.src,
-            fam: self.fam,
-            comp: self.comp,
-            rel: self.rel,
-            desc: self.desc,
-            depth: self.depth,
-            opts: self.opts,
-            array_int: self.array_int,
-            int_tail: self.int_tail,
-            info_depth: self.info_depth,
-            query_depth: self.query_depth,
-            pointer_budget: self.pointer_budget,
-            reserve_budget: self.reserve_budget,
-            obs,
-            path: self.path,
-            frames: self.frames,
-            pending: self.pending,
-        }
-    }
-
-    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
-    /// again from here.
-    pub fn snapshot(&self) -> Dec<'a, Quiet> {
-        self.probe()
-    }
-
-    /// A silent copy of this decoder at the same place, to look ahead.
-    #[inline]
-    fn probe(&self) -> Dec<'a, Quiet> {
+    /// The same decoder at the same place, reporting to `obs` from here on (with an empty
+    /// path: call it between calls).
+    pub fn observed<P: Observer>(&self, obs: P) -> Dec<'a, P> {
         Dec {
             r: self.r.clone(),
             src: self.src,
@@ -168,11 +138,17 @@ impl<'a, O: Observer> Dec<'a, O> {
             query_depth: self.query_depth,
             pointer_budget: self.pointer_budget,
             reserve_budget: self.reserve_budget,
-            obs: Quiet,
+            obs,
             path: Vec::new(),
             frames: Vec::new(),
             pending: None,
         }
+    }
+
+    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
+    /// again from here.
+    pub fn snapshot(&self) -> Dec<'a, Quiet> {
+        self.observed(Quiet)
     }
 
     // ---- the observer's view (all of it compiles away for `Quiet`) --------------------
@@ -1000,7 +976,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             // the unknown type is refused first (-16)
             return Ok(false);
         }
-        let mut probe = self.probe();
+        let mut probe = self.snapshot();
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             probe.check_buffer_tag(ty)?;
             let remote = probe.int_tag(ty)?;
@@ -1027,7 +1003,7 @@ impl<'a, O: Observer> Dec<'a, O> {
 
     /// Read the described-mode type of the next record without consuming anything.
     pub fn peek_described_type(&self) -> Result<DataType> {
-        let mut probe = self.probe();
+        let mut probe = self.snapshot();
         let at = probe.at();
         let t = probe.tag()?;
         if t != DataType::INT32 {

@@ -16,43 +16,14 @@
 use pmix_codec::observe::{Field, Observer, Path, Seg};
 use pmix_codec::vectors::VectorFile;
 use pmix_codec::{json, Codec, DataType, DecodeOptions, Error};
+use pmix_conformance::vectors::{default_dir, load_dir};
 use pmix_wire::cli::inspect::{dissect, Node};
-use std::path::{Path as FsPath, PathBuf};
 
+/// Every golden vector file of the repository, as the conformance runner loads them.
 fn vector_files() -> Vec<(String, VectorFile)> {
-    fn walk(dir: &FsPath, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors");
-    let mut paths = Vec::new();
-    walk(&dir, &mut paths);
-    let files: Vec<(String, VectorFile)> = paths
-        .iter()
-        .filter_map(|p| {
-            let text = std::fs::read_to_string(p).unwrap();
-            // Only vector files (the directory also holds other JSON).
-            let f = VectorFile::from_json(&text).ok()?;
-            Some((p.display().to_string(), f))
-        })
-        .collect();
-    assert!(
-        files.len() > 50,
-        "only {} vector files under {}",
-        files.len(),
-        dir.display()
-    );
-    files
+    let sets = load_dir(&default_dir()).expect("the vectors load");
+    assert!(sets.len() > 50, "only {} vector files", sets.len());
+    sets.into_iter().map(|s| (s.label, s.file)).collect()
 }
 
 /// Leaf fields with bytes, in tree order.
