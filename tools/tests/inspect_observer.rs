@@ -15,7 +15,7 @@
 
 use pmix_codec::observe::{Field, Observer, Path, Seg};
 use pmix_codec::vectors::VectorFile;
-use pmix_codec::{json, Codec, DataType, DecodeOptions, Error};
+use pmix_codec::{json, BufferKind, Codec, DataType, DecodeOptions, Error};
 use pmix_conformance::vectors::{default_dir, load_dir};
 use pmix_wire::cli::inspect::{dissect, Node};
 
@@ -150,6 +150,27 @@ fn check(codec: &Codec, bytes: &[u8], types: &[DataType], what: &str) {
     }
 }
 
+/// A fully described buffer read without types (each call's type discovered from its
+/// tags): the dissection's verdict is `decode_described`'s, and its fields end where the
+/// buffer ends or before the failing byte.
+fn discovered(codec: &Codec, bytes: &[u8], what: &str) {
+    let plain = codec.decode_described(bytes);
+    let d = dissect(codec, bytes, None);
+    let mut fields = Vec::new();
+    leaves(&d.items_tree, &mut fields);
+    let end = fields.last().map(|f| f.offset + f.len).unwrap_or(0);
+    match plain {
+        Ok(items) => {
+            assert!(d.error.is_none(), "{what} (discovered): {:?}", d.error);
+            assert_eq!(d.items, items.len(), "{what} (discovered)");
+            assert_eq!(end, bytes.len(), "{what} (discovered)");
+        }
+        Err(e) => {
+            assert_eq!(d.error.as_ref(), Some(&e), "{what} (discovered)");
+        }
+    }
+}
+
 #[test]
 fn the_dissection_ends_where_decoding_ends_and_fails_where_it_fails() {
     let mut checked = 0usize;
@@ -171,6 +192,9 @@ fn the_dissection_ends_where_decoding_ends_and_fails_where_it_fails() {
                 let bytes = pmix_wire::hex::decode(&v.wire).expect("hex");
                 let what = format!("{path} #{} as_written={as_written}", v.id);
                 check(&codec, &bytes, &types, &what);
+                if codec.kind == BufferKind::FullyDescribed {
+                    discovered(&codec, &bytes, &what);
+                }
                 checked += 1;
                 if codec.decode(&bytes, &types).is_err() {
                     failures += 1;
