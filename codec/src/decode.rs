@@ -302,8 +302,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             // long enough there
             let whole = self.r.whole();
             let off = (b.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE)) {
-                if let Ok(chunk) = <&[u8; Text::INLINE]>::try_from(chunk) {
+            if let Some(chunk) = whole.get(off..off.wrapping_add(Text::INLINE + 1)) {
+                if let Ok(chunk) = <&[u8; Text::INLINE + 1]>::try_from(chunk) {
                     return Text::inline_prefix(chunk, b.len());
                 }
             }
@@ -1128,6 +1128,10 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::STRING => Value::String(self.string()?),
             DataType::BYTE_OBJECT => Value::ByteObject(self.sized_bytes()?),
             DataType::INFO => Value::Info(Box::new(self.info()?)),
+            // the common INFO value types, as `leaf` reads them, without its frame
+            DataType::BOOL => Value::Bool(self.u8()? != 0),
+            DataType::UINT32 => Value::Uint32(self.u32()?),
+            DataType::UINT64 => Value::Uint64(self.u64()?),
             _ => self.one(ty)?,
         })
     }
@@ -2226,7 +2230,17 @@ impl<'a, O: Observer> Dec<'a, O> {
                         ),
                     ));
                 }
-                self.one_hot(ty)
+                // the common leaf types without `one`'s frame; the nesting ones through `one`,
+                // keeping `one_hot`'s larger frame off the recursion path
+                match ty {
+                    DataType::PROC
+                    | DataType::STRING
+                    | DataType::BOOL
+                    | DataType::UINT32
+                    | DataType::UINT64
+                    | DataType::BYTE_OBJECT => self.one_hot(ty),
+                    _ => self.one(ty),
+                }
             }
         }
     }

@@ -9,9 +9,10 @@
 
 use pmix_codec::observe::{Field, Meaning, Observer, TagRole};
 use pmix_codec::{Codec, DataType};
+use serde::Serialize;
 
 /// One field of the expected bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WalkField {
     /// Offset of its first byte.
     pub offset: usize,
@@ -25,14 +26,27 @@ pub struct WalkField {
 }
 
 /// Where an encode mismatch is, field by field.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldDiff {
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EncodeDiff {
     /// The first differing byte.
     pub offset: usize,
     /// The field of the expected bytes that holds it.
     pub field: WalkField,
     /// The lines of the walk around it (the marked field with `>>`).
     pub walk: Vec<String>,
+}
+
+impl EncodeDiff {
+    /// Text lines shown under the failure (console, JUnit).
+    pub fn lines(&self) -> String {
+        format!(
+            "first differing field: {} (bytes {}..{} of the expected)\nwalk of the expected bytes:\n{}",
+            self.field.path,
+            self.field.offset,
+            self.field.offset + self.field.len,
+            self.walk.join("\n")
+        )
+    }
 }
 
 /// Fields shown before and after the marked one.
@@ -82,7 +96,7 @@ pub fn explain(
     types: &[DataType],
     expected: &[u8],
     actual: &[u8],
-) -> Option<FieldDiff> {
+) -> Option<EncodeDiff> {
     let at = expected
         .iter()
         .zip(actual)
@@ -142,7 +156,7 @@ pub fn explain(
     if last < fields.len() {
         lines.push(format!("   ... {} field(s) after", fields.len() - last));
     }
-    Some(FieldDiff {
+    Some(EncodeDiff {
         offset: at,
         field: fields[k].clone(),
         walk: lines,

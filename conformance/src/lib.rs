@@ -22,12 +22,17 @@
 //! * [`testee`] — the [`testee::Testee`] trait, the built-in codec, the external-process
 //!   testee (protocol in `TESTEE.md`) and a serving loop for testees written in Rust.
 //! * [`xfail`] — per-implementation expected-failure lists.
+//! * [`status_mode`] — `--status exact|class|reject`: how strictly an invalid vector's status
+//!   is judged, and the classes of statuses.
+//! * [`explain`] — failures that explain themselves: the first differing decoded field, an
+//!   invalid vector's input and expected refusal.
 //! * [`fieldwalk`] — encode mismatches explained field by field, with the first differing
 //!   field's path, from the codec's own decoder.
 //! * [`process`] — child processes spoken to in length-prefixed frames.
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
+pub mod explain;
 pub mod fieldwalk;
 pub mod model;
 pub mod process;
@@ -36,6 +41,7 @@ pub mod report;
 pub mod scenarios;
 pub mod server;
 pub mod spec;
+pub mod status_mode;
 pub mod testee;
 pub mod vectors;
 pub mod wireinfo;

@@ -4,6 +4,8 @@
 //! Nothing here knows about scenarios: any runner (spec scenarios, wire vectors) fills a
 //! [`Report`] with [`CaseResult`]s, optionally adds [`Coverage`] rows, and renders it.
 
+use crate::explain::Explanation;
+use crate::status_mode::StatusMode;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -130,6 +132,17 @@ pub struct Report {
     /// Where each case's expectation comes from, by case id (vector suites).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub origins: BTreeMap<String, Origin>,
+    /// How invalid vectors' statuses were judged (vector suites; `--status`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_mode: Option<StatusMode>,
+    /// Invalid-input cases that passed only because of a lenient `--status` mode (their
+    /// status was not the expected one), by case id, with what was accepted.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub lenient_passes: BTreeMap<String, String>,
+    /// Why failing cases failed, in detail (the first differing decoded field; an invalid
+    /// vector's input and expected refusal), by case id.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub explanations: BTreeMap<String, Explanation>,
 }
 
 /// Where a case's expectation comes from.
@@ -192,6 +205,9 @@ impl Report {
     /// Append every case of `other`.
     pub fn extend(&mut self, other: Report) {
         self.origins.extend(other.origins);
+        self.lenient_passes.extend(other.lenient_passes);
+        self.explanations.extend(other.explanations);
+        self.status_mode = self.status_mode.or(other.status_mode);
         for c in other.cases {
             self.push(c);
         }
@@ -236,6 +252,27 @@ impl Report {
             .map(|(p, (ok, bad))| format!("{p}: {ok} passed / {bad} failed"))
             .collect::<Vec<_>>()
             .join("; ")
+    }
+
+    /// `status mode: class (…)`: how invalid vectors' statuses were judged and how many
+    /// passed only by leniency; `None` when the suite has no status mode.
+    pub fn status_mode_line(&self) -> Option<String> {
+        let mode = self.status_mode?;
+        let what = match mode {
+            StatusMode::Exact => "the expected status, exactly",
+            StatusMode::Class => "any status of the expected status's class",
+            StatusMode::Reject => "any refusal",
+        };
+        let lenient = match mode {
+            StatusMode::Exact => String::new(),
+            _ => format!(
+                "; {} invalid-input cases passed with another status than the expected one",
+                self.lenient_passes.len()
+            ),
+        };
+        Some(format!(
+            "status mode: {mode} ({what}, at the expected call){lenient}"
+        ))
     }
 
     /// Console text: coverage (if any), failures and errors, then the summary line.
@@ -318,6 +355,9 @@ impl Report {
                 "... and {unlisted} more failing cases (all of them are in --json and --junit)"
             );
         }
+        if let Some(line) = self.status_mode_line() {
+            let _ = writeln!(s, "{line}");
+        }
         let by_origin = self.provenance_summary();
         if !by_origin.is_empty() {
             let _ = writeln!(s, "by provenance: {by_origin}");
@@ -353,8 +393,11 @@ impl Report {
     /// still in the console summary and the JSON report.
     pub fn junit_with(&self, omit_unsupported: bool) -> String {
         if omit_unsupported {
-            let mut kept = Report::new(self.suite.clone(), self.target.clone());
-            kept.origins = self.origins.clone();
+            let mut kept = Report {
+                cases: Vec::new(),
+                totals: Totals::default(),
+                ..self.clone()
+            };
             for c in &self.cases {
                 if !matches!(c.outcome, Outcome::Unsupported { .. }) {
                     kept.push(c.clone());
@@ -396,6 +439,13 @@ impl Report {
                     Outcome::Unsupported { .. } | Outcome::ExpectedFailure { .. }
                 )),
             );
+            if let Some(mode) = self.status_mode {
+                // The JUnit schema's place for run settings: the suite's properties.
+                let _ = writeln!(
+                    s,
+                    "    <properties>\n      <property name=\"status_mode\" value=\"{mode}\"/>\n    </properties>"
+                );
+            }
             for c in cases {
                 let _ = write!(
                     s,

@@ -20,8 +20,10 @@
 //! `crash`, `timeout`, `garbage`, `runtime-error`, ...); expected-failure lists
 //! ([`crate::xfail`]) match on it.
 
+use crate::explain::{self, Explanation, FieldDiff, InvalidInput, Refusal};
 use crate::fieldwalk;
 use crate::report::{CaseResult, Origin, Outcome, Report};
+use crate::status_mode::{Accepted, StatusMode};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
 use pmix_codec::json;
@@ -336,6 +338,10 @@ pub struct CaseRun {
     pub signature: Option<String>,
     /// The case-id prefix of its file (see [`id_prefix`]).
     pub prefix: String,
+    /// A pass only a lenient `--status` mode allowed: what was accepted.
+    pub lenient: Option<String>,
+    /// Why it failed, in detail ([`crate::explain`]).
+    pub explanation: Option<Explanation>,
 }
 
 /// A case's verdict.
@@ -345,6 +351,10 @@ struct Verdict {
     diff: Option<String>,
     /// Where it failed, when there is more to say than the signature (the field's path).
     detail: Option<String>,
+    /// The failure in detail ([`crate::explain`]).
+    explanation: Option<Explanation>,
+    /// A pass that only a lenient `--status` mode allowed: what was accepted.
+    lenient: Option<String>,
 }
 
 impl Verdict {
@@ -354,6 +364,8 @@ impl Verdict {
             signature: None,
             diff: None,
             detail: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn fail(
@@ -369,6 +381,8 @@ impl Verdict {
             signature: Some(sig.into()),
             diff: None,
             detail: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn error(sig: impl Into<String>, message: impl Into<String>) -> Self {
@@ -379,6 +393,8 @@ impl Verdict {
             signature: Some(sig.into()),
             diff: None,
             detail: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn unsupported(reason: impl Into<String>) -> Self {
@@ -389,10 +405,22 @@ impl Verdict {
             signature: None,
             diff: None,
             detail: None,
+            explanation: None,
+            lenient: None,
         }
     }
     fn from_testee_error(phase: &str, e: &TesteeError) -> Self {
         Verdict::error(e.signature(), format!("{phase}: {e}"))
+    }
+    /// Attach an explanation; its text goes under the failure (console, JUnit).
+    fn explained(mut self, x: Explanation) -> Self {
+        let lines = x.lines();
+        self.diff = Some(match self.diff.take() {
+            Some(d) => format!("{d}\n{lines}"),
+            None => lines,
+        });
+        self.explanation = Some(x);
+        self
     }
 }
 
@@ -482,30 +510,73 @@ fn same(a: &Item, b: &Item) -> bool {
     format!("{a:?}") == format!("{b:?}")
 }
 
-/// Compare decoded items with the expectation: `Err((index, expected, actual))`.
-fn compare_items(want: &[Item], got: &[Item]) -> Result<(), (usize, String, String)> {
-    for (i, (w, g)) in want.iter().zip(got).enumerate() {
-        if !same(w, g) {
-            return Err((
-                i,
-                format!("call {i}: {}", items_text(std::slice::from_ref(w))),
-                format!("call {i}: {}", items_text(std::slice::from_ref(g))),
-            ));
-        }
-    }
-    if want.len() != got.len() {
-        let i = want.len().min(got.len());
-        return Err((
-            i,
+/// A decode mismatch: the first differing call, the expected/actual lines, and the first
+/// differing field when the JSON model shows one.
+struct Mismatch {
+    call: usize,
+    expected: String,
+    actual: String,
+    field: Option<FieldDiff>,
+}
+
+/// Compare decoded items with the expectation (`None` when equal). The lines name the first differing field
+/// (`[0].values[3].value.value.rank = 4`), not two whole calls.
+fn first_mismatch(want: &[Item], got: &[Item]) -> Option<Mismatch> {
+    let first = want
+        .iter()
+        .zip(got)
+        .position(|(w, g)| !same(w, g))
+        .or((want.len() != got.len()).then(|| want.len().min(got.len())));
+    let call = first?;
+    let field = explain::first_difference(&json::items_to_json(want), &json::items_to_json(got));
+    let (expected, actual) = match (&field, want.get(call), got.get(call)) {
+        (Some(f), _, _) => f.sides(),
+        // Equal in the JSON model but not in value (e.g. a NaN's payload): whole calls.
+        (None, Some(w), Some(g)) => (
+            format!("call {call}: {}", items_text(std::slice::from_ref(w))),
+            format!("call {call}: {}", items_text(std::slice::from_ref(g))),
+        ),
+        (None, _, _) => (
             format!("{} items", want.len()),
             format!("{} items: {}", got.len(), items_text(got)),
-        ));
-    }
-    Ok(())
+        ),
+    };
+    Some(Mismatch {
+        call,
+        expected,
+        actual,
+        field,
+    })
+}
+
+/// An invalid vector's input and expected refusal, for its failure's explanation.
+fn invalid_input(
+    v: &Vector,
+    phase: Phase,
+    actual: Option<Refusal>,
+    mode: StatusMode,
+) -> Option<Explanation> {
+    let e = v.error.as_ref()?;
+    Some(Explanation::InvalidInput(InvalidInput {
+        phase: match phase {
+            Phase::Encode => "encode".into(),
+            Phase::Decode => "decode".into(),
+        },
+        hex: (phase == Phase::Decode).then(|| v.wire.clone()),
+        items: (phase == Phase::Encode).then(|| v.items.clone()),
+        expected: Refusal::new(e.status, e.item),
+        actual,
+        reason: v.comment.clone(),
+        quirk: pmix_codec::quirks::QUIRKS
+            .iter()
+            .find(|q| v.comment.contains(q.id))
+            .map(|q| q.id.to_string()),
+        status_mode: mode,
+    }))
 }
 
 /// Run one case against `testee` (which supports its component, kind and release).
-fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
+fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: StatusMode) -> Verdict {
     let component = set.component.name().to_string();
     let buffer = set.kind.name().to_string();
     let release = set.release.name().to_string();
@@ -544,17 +615,32 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                 Phase::Decode => ("decode", decode(testee)),
             };
             let expected = status_text(e.status, e.item);
+            let explain = |actual| invalid_input(v, e.phase, actual, mode);
             match reply {
                 Err(te) => Verdict::from_testee_error(phase, &te),
                 Ok(Reply::Error { status, item, .. }) => {
-                    if status == e.status && item == e.item {
-                        Verdict::pass()
-                    } else {
-                        Verdict::fail(
-                            format!("status:{status}@{item}"),
-                            format!("{phase} fails with {expected}"),
-                            format!("{phase} fails with {}", status_text(status, item)),
-                        )
+                    match mode.judge(e.status, e.item, status, item) {
+                        Some(Accepted::Exact) => Verdict::pass(),
+                        Some(Accepted::Lenient) => {
+                            let mut p = Verdict::pass();
+                            p.lenient = Some(format!(
+                                "{} accepted for {} (--status {mode})",
+                                status_text(status, item),
+                                status_text(e.status, e.item)
+                            ));
+                            p
+                        }
+                        None => {
+                            let f = Verdict::fail(
+                                format!("status:{status}@{item}"),
+                                format!("{phase} fails with {expected}"),
+                                format!("{phase} fails with {}", status_text(status, item)),
+                            );
+                            match explain(Some(Refusal::new(status, item))) {
+                                Some(x) => f.explained(x),
+                                None => f,
+                            }
+                        }
                     }
                 }
                 Ok(Reply::Ok { wire, items }) => {
@@ -563,11 +649,15 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                         (_, _, Some(i)) => format!("items {}", clip(i.to_string(), 300)),
                         _ => "success".into(),
                     };
-                    Verdict::fail(
+                    let f = Verdict::fail(
                         "no-error",
                         format!("{phase} fails with {expected}"),
                         format!("{phase} succeeds: {got}"),
-                    )
+                    );
+                    match explain(None) {
+                        Some(x) => f.explained(x),
+                        None => f,
+                    }
                 }
                 Ok(Reply::Unsupported { reason }) => Verdict::unsupported(reason),
                 Ok(Reply::RuntimeError { message }) => {
@@ -592,21 +682,14 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                         if let Some(d) = hex_diff(&wire, &got) {
                             let signature = format!("encode-bytes@{}", d.offset);
                             let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
-                            let mut diff = d.marker;
+                            verdict.diff = Some(d.marker);
                             let codec =
                                 Codec::new(set.component, set.kind).with_release(set.release);
                             let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
                             if let Some(f) = fieldwalk::explain(&codec, &types, &wire, &got) {
-                                diff.push_str(&format!(
-                                    "\nfirst differing field: {} (bytes {}..{} of the expected)\nwalk of the expected bytes:\n{}",
-                                    f.field.path,
-                                    f.field.offset,
-                                    f.field.offset + f.field.len,
-                                    f.walk.join("\n")
-                                ));
                                 verdict.detail = Some(format!("{signature} in {}", f.field.path));
+                                verdict = verdict.explained(Explanation::EncodeField(f));
                             }
-                            verdict.diff = Some(diff);
                             return verdict;
                         }
                     }
@@ -649,9 +732,19 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
                             clip(j.to_string(), 200)
                         ),
                     ),
-                    Ok(got) => match compare_items(&want, &got) {
-                        Ok(()) => Verdict::pass(),
-                        Err((i, e, a)) => Verdict::fail(format!("decode-values@{i}"), e, a),
+                    Ok(got) => match first_mismatch(&want, &got) {
+                        None => Verdict::pass(),
+                        Some(m) => {
+                            let f = Verdict::fail(
+                                format!("decode-values@{}", m.call),
+                                m.expected,
+                                m.actual,
+                            );
+                            match m.field {
+                                Some(d) => f.explained(Explanation::DecodeField(d)),
+                                None => f,
+                            }
+                        }
                     },
                 },
                 Ok(Reply::Ok { items: None, .. }) => {
@@ -675,6 +768,16 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee) -> Verdict {
 /// the testee lacks are `unsupported` without a request. With `progress`, a counter is
 /// drawn on stderr when it is a terminal.
 pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<CaseRun> {
+    run_in(cases, testee, progress, StatusMode::Exact)
+}
+
+/// [`run`], judging invalid vectors' statuses in `mode` (`--status`).
+pub fn run_in(
+    cases: &[Case<'_>],
+    testee: &mut dyn Testee,
+    progress: bool,
+    mode: StatusMode,
+) -> Vec<CaseRun> {
     let progress = progress && std::io::stderr().is_terminal();
     let mut caps: Result<Capabilities, TesteeError> = testee.capabilities();
     let mut out = Vec::with_capacity(cases.len());
@@ -698,7 +801,7 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
                 Err(reason) => Verdict::unsupported(reason),
                 Ok(()) => {
                     testee.begin_case();
-                    run_vector(case.set, case.vector, testee)
+                    run_vector(case.set, case.vector, testee, mode)
                 }
             },
         };
@@ -714,6 +817,8 @@ pub fn run(cases: &[Case<'_>], testee: &mut dyn Testee, progress: bool) -> Vec<C
             },
             signature: verdict.signature,
             prefix: case.set.prefix.clone(),
+            lenient: verdict.lenient,
+            explanation: verdict.explanation,
         });
     }
     if progress {
@@ -754,7 +859,7 @@ pub struct SuiteRun {
 }
 
 /// Replay `sets` (the cases whose id contains `filter`) against `testee`, judge the result
-/// against `xfail` if given, and build the report.
+/// against `xfail` if given, and build the report (statuses judged exactly).
 pub fn run_suite(
     sets: &[VectorSet],
     filter: Option<&str>,
@@ -762,9 +867,22 @@ pub fn run_suite(
     xfail: Option<&ExpectedFailures>,
     progress: bool,
 ) -> SuiteRun {
+    run_suite_in(sets, filter, testee, xfail, progress, StatusMode::Exact)
+}
+
+/// [`run_suite`], judging invalid vectors' statuses in `mode` (`--status`); the report says
+/// which mode it was and lists the passes only that mode allowed.
+pub fn run_suite_in(
+    sets: &[VectorSet],
+    filter: Option<&str>,
+    testee: &mut dyn Testee,
+    xfail: Option<&ExpectedFailures>,
+    progress: bool,
+    mode: StatusMode,
+) -> SuiteRun {
     let t0 = Instant::now();
     let all = cases(sets, filter);
-    let mut runs = run(&all, testee, progress);
+    let mut runs = run_in(&all, testee, progress, mode);
     let complete: BTreeSet<String> = if filter.is_some() {
         BTreeSet::new()
     } else {
@@ -775,11 +893,18 @@ pub fn run_suite(
         None => Vec::new(),
     };
     let mut report = Report::new("vectors", testee.describe());
+    report.status_mode = Some(mode);
     for c in &all {
         report.origins.insert(c.id.clone(), origin(c.set, c.vector));
     }
     for c in &runs {
         report.push(c.result.clone());
+        if let Some(l) = &c.lenient {
+            report.lenient_passes.insert(c.result.id.clone(), l.clone());
+        }
+        if let Some(x) = &c.explanation {
+            report.explanations.insert(c.result.id.clone(), x.clone());
+        }
     }
     for c in extra {
         report.push(c);

@@ -334,6 +334,8 @@ mod tests {
             },
             signature: sig.map(str::to_string),
             prefix: prefix_of(id).to_string(),
+            lenient: None,
+            explanation: None,
         }
     }
 

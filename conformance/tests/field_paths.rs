@@ -81,6 +81,15 @@ fn the_field_path_is_in_json_and_junit_too() {
             .any(|c| c["detail"].as_str().unwrap().ends_with("].value.PROC.rank")),
         "no INFO[i].value.PROC.rank"
     );
+    // The structured explanation: kind, the field's path and where it is.
+    let explanations = j["explanations"].as_object().expect("explanations");
+    for c in &failing {
+        let x = &explanations[c["id"].as_str().unwrap()];
+        assert_eq!(x["kind"], "encode_field", "{x}");
+        let path = x["field"]["path"].as_str().unwrap();
+        assert!(c["detail"].as_str().unwrap().ends_with(path), "{x}");
+        assert!(x["walk"].as_array().is_some_and(|w| !w.is_empty()), "{x}");
+    }
     // Every failure of this run is a rank: nothing else was broken.
     let others = cases
         .iter()

@@ -1,7 +1,8 @@
 //! The JUnit report against the structure of the JUnit schema Jenkins and GitLab read
 //! (issue 16). No XML crate is a dependency, so this is a structural check written in Rust
 //! from that schema's rules: a `<testsuites>` root holding only `<testsuite>` elements; each
-//! testsuite has `name` and `tests` and holds `<testcase>` elements whose count, failures,
+//! testsuite has `name` and `tests`, optionally `<properties>` first (the run's
+//! `--status` mode), and holds `<testcase>` elements whose count, failures,
 //! errors and skips match its attributes; each testcase has `name` and `classname` and at
 //! most one `<failure>`, `<error>` or `<skipped>` child; attribute values are escaped.
 
@@ -102,7 +103,18 @@ fn validate(root: &Elem) -> (usize, usize) {
         assert_eq!(suite.name, "testsuite");
         assert!(suite.attrs.contains_key("name"));
         let mut counts = BTreeMap::new();
-        for case in &suite.children {
+        // The schema allows one <properties> first, of <property name= value=> elements.
+        let testcases = match suite.children.first() {
+            Some(p) if p.name == "properties" => {
+                for prop in &p.children {
+                    assert_eq!(prop.name, "property");
+                    assert!(prop.attrs.contains_key("name") && prop.attrs.contains_key("value"));
+                }
+                &suite.children[1..]
+            }
+            _ => &suite.children[..],
+        };
+        for case in testcases {
             assert_eq!(case.name, "testcase");
             let class = &case.attrs["classname"];
             assert!(case.attrs.contains_key("name"));
@@ -122,7 +134,7 @@ fn validate(root: &Elem) -> (usize, usize) {
                 *counts.entry(child.name.clone()).or_insert(0usize) += 1;
             }
         }
-        assert_eq!(num(suite, "tests"), suite.children.len());
+        assert_eq!(num(suite, "tests"), testcases.len());
         assert_eq!(
             num(suite, "failures"),
             counts.get("failure").copied().unwrap_or(0)
@@ -133,7 +145,7 @@ fn validate(root: &Elem) -> (usize, usize) {
         );
         let skipped = counts.get("skipped").copied().unwrap_or(0);
         assert_eq!(num(suite, "skipped"), skipped);
-        cases += suite.children.len();
+        cases += testcases.len();
         skipped_all += skipped;
     }
     assert_eq!(num(root, "tests"), cases);

@@ -10,14 +10,45 @@ use clap::{Args, Parser, Subcommand};
 use pmix_conformance::report::Report;
 use pmix_conformance::scenarios;
 use pmix_conformance::server::ServerSpec;
+use pmix_conformance::status_mode::StatusMode;
 use pmix_conformance::testee::{BuiltinTestee, ProcessTestee, Testee};
 use pmix_conformance::vectors::{self, VectorSet};
 use pmix_conformance::wireinfo::WireFormat;
 use pmix_conformance::xfail::ExpectedFailures;
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// Set once stdout is closed (e.g. `| head`): later output is dropped, the run goes on and
+/// its exit status is still the verdict.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Write to stdout; a closed pipe is not an error (no panic, unlike `print!`).
+fn say(text: &str) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+macro_rules! outln {
+    () => { say("\n") };
+    ($($t:tt)*) => { say(&format!("{}\n", format_args!($($t)*))) };
+}
+
+macro_rules! out {
+    ($($t:tt)*) => { say(&format!($($t)*)) };
+}
 
 #[derive(Parser)]
 #[command(name = "pmix-conformance", version, about = "PMIx conformance suites")]
@@ -72,6 +103,11 @@ struct VectorArgs {
     /// At most this many failing cases are listed on the console (--json and --junit have all).
     #[arg(long, default_value_t = 50)]
     max_failures: usize,
+    /// How an invalid vector's status is judged: `exact` (that status), `class` (any status
+    /// of its class: unreadable, unsupported, resource; see TESTEE.md), `reject` (any
+    /// refusal). Always at the expected call; a success never passes.
+    #[arg(long = "status", value_name = "MODE", default_value = "exact", value_parser = parse_status_mode)]
+    status_mode: StatusMode,
     #[command(flatten)]
     report: ReportArgs,
     /// The testee's command line, after `--` (a program speaking TESTEE.md on stdin/stdout).
@@ -148,9 +184,9 @@ struct ScenarioArgs {
 
 fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), String> {
     if args.json {
-        println!("{}", report.json());
+        outln!("{}", report.json());
     } else {
-        print!("{}", report.console_limited(args.verbose, max_failures));
+        out!("{}", report.console_limited(args.verbose, max_failures));
     }
     if let Some(path) = &args.junit {
         std::fs::write(path, report.junit_with(args.junit_omit_unsupported))
@@ -170,7 +206,7 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
     }
     if a.list {
         for s in &all {
-            println!("{:<40} {:<45} {}", s.id, s.section(), s.clauses.join(","));
+            outln!("{:<40} {:<45} {}", s.id, s.section(), s.clauses.join(","));
         }
         return Ok(true);
     }
@@ -199,16 +235,16 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
     if a.mutants {
         let (results, mreport) = scenarios::run_mutants(&all, format);
         if !a.report.json {
-            println!("mutants:");
+            outln!("mutants:");
             for r in &results {
                 if r.killed_by.is_empty() {
-                    println!(
+                    outln!(
                         "  SURVIVED {:<34} ({})",
                         r.mutant.name(),
                         r.mutant.description()
                     );
                 } else {
-                    println!(
+                    outln!(
                         "  killed   {:<34} by {}",
                         r.mutant.name(),
                         r.killed_by.join(", ")
@@ -222,13 +258,17 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
     emit(&report, &a.report, usize::MAX)?;
     if !a.report.json {
         for l in scenarios::reading_lines(&all, &report) {
-            println!("{l}");
+            outln!("{l}");
         }
     }
     for w in &why {
         eprintln!("scenarios: {w}");
     }
     Ok(ok)
+}
+
+fn parse_status_mode(s: &str) -> Result<StatusMode, String> {
+    s.parse()
 }
 
 fn load_sets(files: &[PathBuf], dir: &std::path::Path) -> Result<Vec<VectorSet>, String> {
@@ -245,7 +285,7 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
     if a.list {
         let cases = vectors::cases(&sets, filter);
         for c in &cases {
-            println!("{}  {}", c.id, c.requirement);
+            outln!("{}  {}", c.id, c.requirement);
         }
         eprintln!("{} cases", cases.len());
         return Ok(true);
@@ -281,17 +321,18 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
     if let Ok(caps) = testee.capabilities() {
         caps.validate()?;
     }
-    let run = vectors::run_suite(
+    let run = vectors::run_suite_in(
         &sets,
         filter,
         testee.as_mut(),
         xfail.as_ref(),
         !a.report.json,
+        a.status_mode,
     );
     drop(testee);
     emit(&run.report, &a.report, a.max_failures)?;
     if !a.report.json {
-        println!(
+        outln!(
             "{} cases from {} vector files in {:.2} s",
             run.runs.len(),
             sets.len(),
@@ -359,9 +400,15 @@ fn trust_checks(
     let t = report.totals;
     let mut out = Vec::new();
     if t.passed == 0 {
+        // The likely cause: a scope that matches no vector file, or a testee that answers
+        // `unsupported` to everything.
+        let hint = if t.unsupported == t.total {
+            "; check the testee's declared components, buffers and releases, and what it answers"
+        } else {
+            ""
+        };
         out.push(format!(
-            "nothing was tested: 0 of {} cases passed ({} unsupported, {} failed, {} errors); \
-             check the testee's declared components, buffers and releases",
+            "nothing was tested: 0 of {} cases passed ({} unsupported, {} failed, {} errors){hint}",
             t.total, t.unsupported, t.failed, t.errors
         ));
     }
@@ -409,20 +456,20 @@ fn all_cmd(a: AllArgs) -> Result<bool, String> {
             "vectors": vrep,
             "scenarios": srep,
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?
         );
     } else {
-        println!("== vectors");
-        print!("{}", vrep.console_limited(a.report.verbose, a.max_failures));
-        println!("== scenarios");
-        print!("{}", srep.console(a.report.verbose));
-        println!("== summary");
-        println!("{}", vrep.summary_line());
-        println!("{}", srep.summary_line());
+        outln!("== vectors");
+        out!("{}", vrep.console_limited(a.report.verbose, a.max_failures));
+        outln!("== scenarios");
+        out!("{}", srep.console(a.report.verbose));
+        outln!("== summary");
+        outln!("{}", vrep.summary_line());
+        outln!("{}", srep.summary_line());
         let verdict = |ok: bool| if ok { "ok" } else { "FAILED" };
-        println!(
+        outln!(
             "all: vectors {}, scenarios {}",
             verdict(vrep.ok()),
             verdict(srep.ok())

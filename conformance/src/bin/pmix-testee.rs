@@ -9,14 +9,18 @@
 //! `--break flip-byte` flips one byte of every encode result; `--break proc-rank-2-bytes`
 //! packs every PROC rank as 2 big-endian bytes (a classic width bug: the runner must name
 //! the field, `...PROC.rank`, not only a byte offset); `--break crash|hang|garbage|slow`
-//! aborts, hangs, writes a frame that is not JSON, or answers after `--delay-ms`, on requests
-//! (all of them, or with `--break-on TYPE` only those whose first pack/unpack call has that
-//! type).
+//! aborts, hangs, writes a frame that is not JSON, or answers after `--delay-ms`;
+//! `--break status-class|status-other` refuses with another status of the same class / of
+//! another class (for `--status class|reject`); `--break decode-rank` decodes every PROC
+//! rank one too high. Each on requests (all of them, or with `--break-on TYPE` only those
+//! whose first pack/unpack call has that type).
 
 use clap::{Parser, ValueEnum};
 use pmix_codec::json;
 use pmix_codec::observe::{Field, Observer, Seg};
+use pmix_codec::Status;
 use pmix_conformance::process::write_frame;
+use pmix_conformance::status_mode::StatusClass;
 use pmix_conformance::testee::{
     codec_capabilities, codec_for, codec_reply, serve, unhex, Reply, Request,
 };
@@ -38,6 +42,51 @@ enum Break {
     Garbage,
     /// Answer correctly, after `--delay-ms`.
     Slow,
+    /// Refuse with another status of the same class (`--status class` accepts it).
+    StatusClass,
+    /// Refuse with a status of another class (only `--status reject` accepts it).
+    StatusOther,
+    /// Decode every PROC rank as one more than it is (a field-level decode mismatch).
+    DecodeRank,
+}
+
+/// A status of the same class as `s` (itself when its class has no other member).
+fn class_neighbour(s: i32) -> i32 {
+    let class = StatusClass::of(Status(s));
+    if class == StatusClass::Unspecified {
+        // PMIX_ERROR's class is every refusal.
+        return Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER.0;
+    }
+    class
+        .members()
+        .iter()
+        .map(|m| m.0)
+        .find(|&m| m != s)
+        .unwrap_or(s)
+}
+
+/// A refusal of another class than `s`.
+fn other_class(s: i32) -> i32 {
+    match StatusClass::of(Status(s)) {
+        StatusClass::Unreadable => Status::ERR_UNKNOWN_DATA_TYPE.0,
+        _ => Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER.0,
+    }
+}
+
+/// Add one to every `rank` number in decoded items (wrapping within u32).
+fn bump_ranks(j: &mut serde_json::Value) {
+    match j {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                match (k.as_str(), v.as_u64()) {
+                    ("rank", Some(r)) => *v = ((r + 1) % (1u64 << 32)).into(),
+                    _ => bump_ranks(v),
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(bump_ranks),
+        _ => {}
+    }
 }
 
 #[derive(Parser)]
@@ -176,7 +225,25 @@ fn main() -> ExitCode {
                     std::thread::sleep(std::time::Duration::from_secs(3600));
                 },
                 Break::Slow => std::thread::sleep(std::time::Duration::from_millis(cli.delay_ms)),
-                _ => {
+                Break::StatusClass | Break::StatusOther => {
+                    if let Reply::Error { status, item, .. } = reply {
+                        let s = if b == Break::StatusClass {
+                            class_neighbour(status)
+                        } else {
+                            other_class(status)
+                        };
+                        reply = Reply::status(s, item);
+                    }
+                }
+                Break::DecodeRank => {
+                    if let (Request::Decode { .. }, Reply::Ok { items: Some(j), .. }) =
+                        (req, &mut reply)
+                    {
+                        bump_ranks(j);
+                    }
+                }
+                Break::FlipByte | Break::ProcRank2Bytes => {}
+                Break::Garbage => {
                     // A well-framed answer that is not JSON; the runner kills us anyway.
                     let mut out = std::io::stdout().lock();
                     let _ = write_frame(&mut out, b"this is not JSON");

@@ -26,7 +26,9 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         digits.push_str(tok);
     }
     if let Some((i, c)) = digits.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
-        return Err(format!("not a hex digit: {c:?} (at hex digit {i})"));
+        return Err(format!(
+            "not a hex digit: {c:?} (at hex digit {i}; valid: 0-9 a-f A-F, separated by spaces, `,` `:` `_` or nothing, each byte optionally prefixed with 0x)"
+        ));
     }
     if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", digits.len()));

@@ -3,10 +3,12 @@
 //! [`run`] is the whole program behind `src/bin/pmix-wire.rs`, with its streams passed in.
 //! Exit codes: [`EXIT_OK`] 0, [`EXIT_PMIX`] 1 (a PMIx encode/decode failure: one line with the
 //! status, offset and reason on stderr), [`EXIT_USAGE`] 2 (bad arguments, hex or JSON),
-//! [`EXIT_IO`] 3 (a file or stream could not be read or written).
+//! [`EXIT_IO`] 3 (a file or stream could not be read or written). With `--json` on the
+//! command line, an error is also one JSON object on stdout ([`script::failure_json`]).
 
 pub mod input;
 pub mod inspect;
+pub mod script;
 pub mod tables;
 pub mod tree;
 
@@ -41,14 +43,16 @@ pub enum Failure {
 }
 
 impl Failure {
-    fn exit_code(&self) -> i32 {
+    /// The exit code this failure ends the program with.
+    pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Pmix(_) | Failure::Status(..) => EXIT_PMIX,
             Failure::Usage(_) => EXIT_USAGE,
             Failure::Io(_) => EXIT_IO,
         }
     }
-    fn line(&self) -> String {
+    /// The one-line message (after `error: ` on stderr).
+    pub fn line(&self) -> String {
         match self {
             Failure::Pmix(e) => error_line(e),
             Failure::Status(s, why) => format!("{s}: {why}"),
@@ -89,7 +93,12 @@ Exit codes:
   1  the codec refused the input: one line on stderr with the PMIx status, the byte
      offset, the item and the reason
   2  usage error: bad arguments, bad hex or bad JSON
-  3  I/O error: a file or stream could not be read or written";
+  3  I/O error: a file or stream could not be read or written
+
+For scripts: --json (decode, encode, types, diff, inherit, quirks) prints JSON, and any
+error of a command line with --json is also one JSON object on stdout:
+  {\"error\": {\"exit_code\": N, \"kind\": \"pmix|status|usage|io\", \"message\": ...,
+             \"status\": S, \"name\": ..., \"offset\": ..., \"item\": ...}}";
 
 const DECODE_HELP: &str = "\
 Examples:
@@ -316,7 +325,11 @@ struct InputArgs {
 fn parse_type(s: &str) -> Result<DataType, String> {
     let up = s.trim().to_ascii_uppercase();
     DataType::parse(&up).ok_or_else(|| {
-        format!("unknown data type {s:?} (a name like UINT32 or PMIX_UINT32, or a number)")
+        let names: Vec<&str> = (1..=75u16).filter_map(|n| DataType(n).name()).collect();
+        format!(
+            "unknown data type {s:?} (valid: a number, or a name with or without PMIX_: {})",
+            names.join(" ")
+        )
     })
 }
 
@@ -342,6 +355,9 @@ struct DecodeArgs {
     /// One-line JSON
     #[arg(long)]
     compact: bool,
+    /// For scripts: one-line JSON output, and errors as a JSON object on stdout
+    #[arg(long, conflicts_with = "output")]
+    json: bool,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -387,6 +403,9 @@ struct EncodeArgs {
     /// The items as JSON (else --file or stdin)
     #[arg(value_name = "JSON")]
     json: Option<String>,
+    /// For scripts: print {"codec", "buffer", "bytes", "hex"}, and errors as a JSON object on stdout
+    #[arg(long = "json", conflicts_with = "output")]
+    json_output: bool,
 }
 
 #[derive(Args, Debug)]
@@ -397,6 +416,9 @@ struct TypesArgs {
     /// Release profile
     #[arg(short, long, value_enum, default_value = "master")]
     release: ReleaseArg,
+    /// Print JSON (and errors as a JSON object on stdout)
+    #[arg(long)]
+    json: bool,
 }
 
 /// One side of a diff.
@@ -438,7 +460,7 @@ struct DiffArgs {
     /// With -c: the type of each unpack call (decodes both sides and compares the values)
     #[arg(short, long, value_delimiter = ',', value_parser = parse_type, value_name = "TYPE,...")]
     types: Vec<DataType>,
-    /// Print the result as one JSON object
+    /// Print the result as one JSON object (and errors as a JSON object on stdout)
     #[arg(long)]
     json: bool,
     /// Side A: COMPONENT[@RELEASE] (with -c: hex bytes)
@@ -456,7 +478,7 @@ struct DiffArgs {
 struct QuirksArgs {
     /// One quirk by id or id prefix (e.g. D1); default: all of them
     id: Option<String>,
-    /// Print JSON instead of text
+    /// Print JSON instead of text (and errors as a JSON object on stdout)
     #[arg(long)]
     json: bool,
 }
@@ -465,6 +487,9 @@ struct QuirksArgs {
 struct InheritArgs {
     /// A value (0-255), a disposition name (CHILD), or an attribute's macro name or key string
     query: Option<String>,
+    /// Print JSON (and errors as a JSON object on stdout)
+    #[arg(long)]
+    json: bool,
 }
 
 /// Run the program with `args` (including the program name); returns the exit code.
@@ -478,12 +503,23 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // `--json` anywhere before `--` asks for errors as JSON too, even those clap reports
+    // before any subcommand runs (an unknown value, a missing argument).
+    let json = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let text = e.render().to_string();
             let _ = if e.use_stderr() {
+                if json {
+                    let _ = writeln!(stdout, "{}", script::usage_json(&text));
+                }
                 stderr.write_all(text.as_bytes())
             } else {
                 stdout.write_all(text.as_bytes())
@@ -493,8 +529,12 @@ where
     };
     match dispatch(cli, stdin, stdout, stderr) {
         Ok(code) => code,
+        // The reader went away (`| head`): nothing left to say to it.
         Err(Failure::Io(ref s)) if s.contains("Broken pipe") => EXIT_OK,
         Err(f) => {
+            if json {
+                let _ = writeln!(stdout, "{}", script::failure_json(&f));
+            }
             let _ = writeln!(stderr, "error: {}", f.line());
             f.exit_code()
         }
@@ -511,6 +551,14 @@ fn dispatch(
         Cmd::Decode(a) => decode(a, stdin, out, err),
         Cmd::Inspect(a) => inspect(a, stdin, out),
         Cmd::Encode(a) => encode(a, stdin, out),
+        Cmd::Types(a) if a.json => {
+            let j = match a.component {
+                Some(c) => script::types_list_json(c.into(), a.release.into()),
+                None => script::types_json(a.release.into()),
+            };
+            writeln!(out, "{j}")?;
+            Ok(EXIT_OK)
+        }
         Cmd::Types(a) => {
             let text = match a.component {
                 Some(c) => tables::types_list(c.into(), a.release.into()),
@@ -524,9 +572,24 @@ fn dispatch(
             let side = |s: &str| parse_side(s).map_err(Failure::Usage);
             let (sa, sb) = (side(&a.a)?, side(&a.b)?);
             let items = input::items(&input::json_text(a.items.as_ref(), a.file.as_ref(), stdin)?)?;
-            let (text, ok) = tables::diff(sa, sb, a.buffer.into(), &items, a.fields);
-            out.write_all(text.as_bytes())?;
+            let ok = if a.json {
+                let (j, ok) = script::diff_json(sa, sb, a.buffer.into(), &items);
+                writeln!(out, "{j}")?;
+                ok
+            } else {
+                let (text, ok) = tables::diff(sa, sb, a.buffer.into(), &items, a.fields);
+                out.write_all(text.as_bytes())?;
+                ok
+            };
             Ok(if ok { EXIT_OK } else { EXIT_PMIX })
+        }
+        Cmd::Inherit(a) if a.json => {
+            let j = match &a.query {
+                None => script::inherit_json(),
+                Some(q) => script::inherit_lookup_json(q)?,
+            };
+            writeln!(out, "{j}")?;
+            Ok(EXIT_OK)
         }
         Cmd::Inherit(a) => {
             let text = match a.query {
@@ -724,7 +787,7 @@ fn decode(
     match a.output {
         DecodeOutput::Json => {
             let j = items_to_json(&items);
-            let s = if a.compact {
+            let s = if a.compact || a.json {
                 serde_json::to_string(&j)
             } else {
                 serde_json::to_string_pretty(&j)
@@ -801,6 +864,10 @@ fn encode(a: EncodeArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i3
     let codec = a.codec.codec();
     let items = input::items(&input::json_text(a.json.as_ref(), a.file.as_ref(), stdin)?)?;
     let bytes = codec.encode(&items).map_err(Failure::Pmix)?;
+    if a.json_output {
+        writeln!(out, "{}", script::encode_json(&codec, &bytes))?;
+        return Ok(EXIT_OK);
+    }
     match a.output {
         EncodeOutput::Hex => writeln!(out, "{}", crate::hex::encode(&bytes))?,
         EncodeOutput::Spaced => writeln!(out, "{}", spaced(&bytes))?,

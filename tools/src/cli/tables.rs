@@ -3,7 +3,7 @@
 use super::inspect::{dissect, type_name};
 use super::{error_line, spaced, Side};
 use pmix_codec::attrs::{
-    alloc_directive_string, alloc_inheritance_string, AllocInherit, ATTRIBUTES,
+    alloc_directive_string, alloc_inheritance_string, AllocInherit, Attribute, ATTRIBUTES,
 };
 use pmix_codec::{BufferKind, Codec, Component, DataType, Error, Item, Release, Status};
 
@@ -59,27 +59,31 @@ fn side_name(s: Side) -> String {
     format!("{}@{}", s.component, s.release)
 }
 
+/// Encode `items` with `c`: the bytes, each item's `(start, end)` in them (the encoding is
+/// the concatenation of the calls), and the error that stopped it, if any (then the bytes
+/// are those written before it).
+pub fn item_spans(c: &Codec, items: &[Item]) -> (Vec<u8>, Vec<(usize, usize)>, Option<Error>) {
+    let mut spans = Vec::new();
+    let mut prev = 0;
+    for i in 0..items.len() {
+        match c.encode(&items[..=i]) {
+            Ok(b) => {
+                spans.push((prev, b.len()));
+                prev = b.len();
+            }
+            Err(e) => return (e.partial.clone(), spans, Some(e)),
+        }
+    }
+    (c.encode(items).unwrap_or_default(), spans, None)
+}
+
 /// Encode `items` with both sides and report, item by item, where the bytes differ.
 /// Returns the report and whether both sides could encode everything.
 pub fn diff(a: Side, b: Side, kind: BufferKind, items: &[Item], fields: bool) -> (String, bool) {
     let ca = Codec::new(a.component, kind).with_release(a.release);
     let cb = Codec::new(b.component, kind).with_release(b.release);
     let mut out = format!("A = {}, B = {}, {kind}\n", side_name(a), side_name(b));
-    // Per-item spans: the encoding is the concatenation of the calls.
-    let spans = |c: &Codec| -> (Vec<u8>, Vec<(usize, usize)>, Option<Error>) {
-        let mut spans = Vec::new();
-        let mut prev = 0;
-        for i in 0..items.len() {
-            match c.encode(&items[..=i]) {
-                Ok(b) => {
-                    spans.push((prev, b.len()));
-                    prev = b.len();
-                }
-                Err(e) => return (e.partial.clone(), spans, Some(e)),
-            }
-        }
-        (c.encode(items).unwrap_or_default(), spans, None)
-    };
+    let spans = |c: &Codec| item_spans(c, items);
     let (ba, sa, ea) = spans(&ca);
     let (bb, sb, eb) = spans(&cb);
     let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
@@ -177,7 +181,8 @@ fn plural(n: usize, what: &str) -> String {
     }
 }
 
-fn inherit_meaning(a: AllocInherit) -> &'static str {
+/// What a disposition does to a reservation.
+pub fn inherit_meaning(a: AllocInherit) -> &'static str {
     match a {
         AllocInherit::None => "released when the owning namespace terminates",
         AllocInherit::Child => {
@@ -242,6 +247,18 @@ pub fn inherit_tables() -> String {
     out
 }
 
+/// The attributes `q` names: by macro name (with or without `PMIX_`, any case) or key.
+pub fn attributes_matching(q: &str) -> Vec<&'static Attribute> {
+    ATTRIBUTES
+        .iter()
+        .filter(|a| {
+            a.name.eq_ignore_ascii_case(q)
+                || a.key == q
+                || a.name.eq_ignore_ascii_case(&format!("PMIX_{q}"))
+        })
+        .collect()
+}
+
 /// Look up an inheritance value, a disposition name, or an attribute.
 pub fn inherit_lookup(q: &str) -> Result<String, (Status, String)> {
     if let Ok(v) = q.parse::<u8>() {
@@ -255,18 +272,20 @@ pub fn inherit_lookup(q: &str) -> Result<String, (Status, String)> {
     {
         return Ok(format!("{} {}: {}\n", a as u8, bare, inherit_meaning(a)));
     }
-    let found: Vec<_> = ATTRIBUTES
-        .iter()
-        .filter(|a| {
-            a.name.eq_ignore_ascii_case(q)
-                || a.key == q
-                || a.name.eq_ignore_ascii_case(&format!("PMIX_{q}"))
-        })
-        .collect();
+    let found = attributes_matching(q);
     if found.is_empty() {
+        let dispositions: Vec<&str> = AllocInherit::ALL
+            .into_iter()
+            .map(|a| alloc_inheritance_string(a as u8))
+            .collect();
+        let attrs: Vec<&str> = ATTRIBUTES.iter().map(|a| a.name).collect();
         return Err((
             Status::ERR_NOT_FOUND,
-            format!("no inheritance value or allocation/spawn attribute matches {q:?}"),
+            format!(
+                "no inheritance value or allocation/spawn attribute matches {q:?} (valid: a value 0-255; a disposition {}; an attribute by macro name or key string: {})",
+                dispositions.join(" "),
+                attrs.join(" ")
+            ),
         ));
     }
     Ok(found
