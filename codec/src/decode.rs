@@ -221,6 +221,14 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.leave();
         Ok(v)
     }
+    /// `r`, closing the innermost structure if it is a success (the identity for `Quiet`).
+    #[inline(always)]
+    fn left<T>(&mut self, r: Result<T>) -> Result<T> {
+        if r.is_ok() {
+            self.leave();
+        }
+        r
+    }
     /// Report a note (a field of no bytes) at the current place.
     #[inline(always)]
     fn note(&mut self, text: &'static str) {
@@ -679,6 +687,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             None => Err(err(Status::ERROR, at, format!("NULL {what}"))),
         }
     }
+    #[inline(always)]
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
         let b = self.required_slice(what, max)?;
         Ok(self.text(b))
@@ -802,6 +811,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.u32()
         }
     }
+    #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
         self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
@@ -896,9 +906,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
-        Self::call_capacity(n, capacity, count_at)?;
-        self.leave();
-        Ok(())
+        let r = Self::call_capacity(n, capacity, count_at);
+        self.left(r)
     }
 
     /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
@@ -923,9 +932,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
-        Self::call_capacity(n, capacity, count_at)?;
-        self.leave();
-        Ok(())
+        let r = Self::call_capacity(n, capacity, count_at);
+        self.left(r)
     }
 
     /// A call's described-mode count tag and count: (values sent, where the count is).
@@ -1901,9 +1909,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         };
         self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
-        self.value_payload_into(vt, &mut info.value)?;
-        self.leave();
-        Ok(())
+        let r = self.value_payload_into(vt, &mut info.value);
+        self.left(r)
     }
 
     fn base_info(&mut self) -> Result<Info> {
@@ -2014,9 +2021,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.values_into(ty, n, &mut d.values)
         };
         self.depth -= 1;
-        r?;
-        self.leave();
-        Ok(())
+        self.left(r)
     }
 
     /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
@@ -2135,12 +2140,12 @@ impl<'a, O: Observer> Dec<'a, O> {
             && self.comp.registers(ty, self.rel)
             && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty))
         {
-            self.one_into(ty, slot)?;
+            let r = self.one_into(ty, slot);
+            self.left(r)
         } else {
-            self.replace_payload(ty, slot)?;
+            let r = self.replace_payload(ty, slot);
+            self.left(r)
         }
-        self.leave();
-        Ok(())
     }
 
     /// `*slot = value_payload(ty)`.
