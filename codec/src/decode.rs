@@ -780,7 +780,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         let afford = self.reserve_budget / size;
         let k = if n <= afford { n } else { n.min(RESERVE_AHEAD) };
         self.reserve_budget = self.reserve_budget.saturating_sub(k * size);
-        v.reserve(k);
+        // best effort: when memory is short, the values are refused as they grow
+        let _ = v.try_reserve(k);
     }
 
     /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
@@ -852,6 +853,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.name(Seg::Index(i));
             let c = self.u32();
             self.int_tail = false;
+            room_for_one(&mut coord, self.at())?;
             coord.push(c?);
         }
         Ok(Coord { view, coord })
@@ -860,6 +862,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let mut v = self.with_room(n);
         for i in 0..n {
             self.name(Seg::Index(i));
+            room_for_one(&mut v, self.at())?;
             v.push(self.string()?);
         }
         Ok(v)
@@ -881,6 +884,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                     format!("NULL APP {what}[{i}]: the unpacker refuses it (quirk U17)"),
                 ));
             }
+            room_for_one(&mut v, self.at())?;
             v.push(s);
         }
         Ok(v)
@@ -929,6 +933,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 Some((h, n)) => (&self.r.take(h + n)?[h..], h + n),
                 None => (self.sized_slice_general()?, 0),
             };
+            room_for_one(out, self.at())?;
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
@@ -1123,6 +1128,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.enter(Seg::Index(first + i));
             let v = self.one_hot(ty)?;
             self.leave();
+            room_for_one(out, self.at())?;
             out.push(v);
         }
         Ok(())
@@ -1268,6 +1274,10 @@ impl<'a, O: Observer> Dec<'a, O> {
                 match v {
                     Ok(v) => {
                         self.leave();
+                        if let Err(e) = room_for_one(&mut out, self.at()) {
+                            res = Err(e);
+                            break;
+                        }
                         out.push(v)
                     }
                     Err(e) => {
@@ -1286,6 +1296,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.enter(Seg::Index(i));
                 let v = self.leaf(ty);
                 self.int_tail = false;
+                room_for_one(&mut out, self.at())?;
                 out.push(v?);
                 self.leave();
             }
@@ -1295,6 +1306,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.enter(Seg::Index(i));
             let v = self.one(ty)?;
             self.leave();
+            room_for_one(&mut out, self.at())?;
             out.push(v);
         }
         Ok(out)
@@ -1378,6 +1390,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("qualifiers"));
         for i in 0..nq {
             self.enter(Seg::Index(i));
+            room_for_one(&mut qualifiers, self.at())?;
             qualifiers.push(self.info()?);
             self.leave();
         }
@@ -1446,6 +1459,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let ty = self.value()?.data_type().0.to_le_bytes();
                 self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
+                room_for_one(&mut infos, self.at())?;
                 infos.push(Info {
                     key: Text::from(key),
                     flags: 0,
@@ -1457,6 +1471,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let mut infos = self.with_room(n);
         for i in 0..n {
             self.enter(Seg::Index(i));
+            room_for_one(&mut infos, self.at())?;
             infos.push(if self.fam == Family::Legacy20 {
                 self.base_info()?
             } else {
@@ -1610,6 +1625,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.enter(Seg::Name("coordinates"));
                 for i in 0..n {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut coordinates, self.at())?;
                     coordinates.push(self.coord()?);
                     self.leave();
                 }
@@ -1692,6 +1708,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut diskstats = self.with_room(nd);
                 for i in 0..nd {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut diskstats, self.at())?;
                     diskstats.push(self.within("diskstats", Self::disk_stats)?);
                     self.leave();
                 }
@@ -1701,6 +1718,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut netstats = self.with_room(nn);
                 for i in 0..nn {
                     self.enter(Seg::Index(i));
+                    room_for_one(&mut netstats, self.at())?;
                     netstats.push(self.within("netstats", Self::net_stats)?);
                     self.leave();
                 }
@@ -1968,6 +1986,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("info"));
         for i in 0..ninfo {
             self.enter(Seg::Index(i));
+            room_for_one(&mut info, self.at())?;
             info.push(self.info()?);
             self.leave();
         }
@@ -2277,6 +2296,33 @@ const NODE_FLOATS: [&str; 11] = [
     "swap_free",
     "mapped",
 ];
+
+/// Make room for one more value in `v`, growing it fallibly: a decode whose values do not
+/// fit in memory fails with PMIX_ERR_NOMEM (-32), as OpenPMIx does when an allocation
+/// fails, instead of aborting the process.
+#[inline(always)]
+fn room_for_one<T>(v: &mut Vec<T>, at: usize) -> Result<()> {
+    if v.len() == v.capacity() {
+        return grow_for_one(v, at);
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn grow_for_one<T>(v: &mut Vec<T>, at: usize) -> Result<()> {
+    v.try_reserve(v.capacity().max(4)).map_err(|_| {
+        err(
+            Status::ERR_NOMEM,
+            at,
+            format!(
+                "out of memory growing an array of {} values past {} bytes",
+                v.len(),
+                v.capacity() * std::mem::size_of::<T>()
+            ),
+        )
+    })
+}
 
 /// Prefetch the byte where the prefix of the record `AHEAD` records on would be if records
 /// kept their current `stride`. Walking a run of records by their length prefixes alone is

@@ -39,10 +39,20 @@ pub(crate) fn size_hint(items: &[Item]) -> usize {
             _ => 10,
         }
     }
-    let n: usize = items
-        .iter()
-        .map(|i| 16 + i.values.iter().map(value).sum::<usize>())
-        .sum();
+    // A long call is sampled (every `step`-th value, scaled up, an eighth more for
+    // luck): walking every value cost a fifth of a PROC encode.
+    let call = |i: &Item| {
+        let n = i.values.len();
+        let step = (n / 256).max(1);
+        let sampled: usize = i.values.iter().step_by(step).map(value).sum();
+        let scaled = if step == 1 {
+            sampled
+        } else {
+            sampled * step + sampled * step / 8
+        };
+        16 + scaled
+    };
+    let n: usize = items.iter().map(call).sum();
     n.min(16 << 20)
 }
 
@@ -211,9 +221,27 @@ impl Enc {
                         "string too long for an INT32 length",
                     ));
                 }
-                self.i32(b.len() as i32 + 1);
-                self.out.extend_from_slice(b);
-                self.out.push(0);
+                // prefix, bytes and NUL with one capacity check, written in place
+                let n = b.len() + 1;
+                self.out.reserve(n + 10);
+                let len = self.out.len();
+                let spare = self.out.spare_capacity_mut();
+                let head = match self.fam {
+                    Family::Modern => flex_into(zigzag(n as i64), spare),
+                    _ => {
+                        for (slot, byte) in spare.iter_mut().zip((n as i32).to_be_bytes()) {
+                            slot.write(byte);
+                        }
+                        4
+                    }
+                };
+                for (slot, byte) in spare[head..].iter_mut().zip(b) {
+                    slot.write(*byte);
+                }
+                spare[head + b.len()].write(0);
+                // SAFETY: the `head + n` bytes after `len` were just written, within the
+                // capacity reserved above (`n + 10`, and a prefix takes at most 10).
+                unsafe { self.out.set_len(len + head + n) };
             }
         }
         Ok(())

@@ -23,6 +23,49 @@ fn h1_message(filler: u8) -> Vec<u8> {
     m
 }
 
+/// A dense, honest message: one v41 UINT8 call of 30 Mi zeros (one byte each). Its values
+/// weigh 48 bytes each, about 1.5 GB in all: more than the limit.
+fn dense_message() -> Vec<u8> {
+    let n = 30 << 20;
+    let mut m = Vec::with_capacity(n + 8);
+    put_flex(&mut m, zigzag(n as i64));
+    m.resize(m.len() + n, 0);
+    m
+}
+
+const DENSE_CHILD: &str = "PMIX_WIRE_DENSE_CHILD";
+
+#[test]
+fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
+    if std::env::var_os(DENSE_CHILD).is_some() {
+        let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+        let e = codec
+            .decode(&dense_message(), &[DataType::UINT8])
+            .expect_err("1.5 GB of values cannot fit under a 1 GB limit");
+        println!("dense: {} ({})", e.status, e.reason);
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1000000 && exec "$0" --exact a_dense_message_too_big_for_memory_is_refused_not_aborted --nocapture --test-threads 1"#)
+        .arg(&exe)
+        .env(DENSE_CHILD, "1")
+        .output()
+        .expect("run the child under ulimit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the decoder aborted under a 1 GB limit: {:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("dense: PMIX_ERR_NOMEM (-32)"),
+        "the refusal is PMIX_ERR_NOMEM:\n{stdout}\n{stderr}"
+    );
+}
+
 #[test]
 fn h1_lying_info_count_under_a_1gb_address_space() {
     if std::env::var_os(CHILD).is_some() {

@@ -189,6 +189,20 @@ fn every_error_is_a_json_object_with_the_exit_code_and_message() {
             assert!(e["offset"].is_u64() && e["item"].is_u64(), "{j}");
         }
     }
+    // inspect --json carries its error in its own document: still one JSON value.
+    let args = [
+        "inspect",
+        "--json",
+        "-c",
+        "v41",
+        "-t",
+        "UINT32,STRING",
+        "022a020a6162",
+    ];
+    let (code, out, _) = pw(&args);
+    assert_eq!(code, 1);
+    let j = one_json(&args, &out);
+    assert_eq!(j["error"]["status"], -50, "{j}");
     // Without --json, stdout stays empty on failure.
     let (code, out, _) = pw(&["decode", "-c", "v41", "-t", "UINT32", "02"]);
     assert_eq!((code, out.as_str()), (1, ""));
@@ -269,6 +283,7 @@ fn json_into_a_closed_pipe_does_not_panic() {
             r#"{"type":"UINT32","values":[42]}"#,
         ],
         &["decode", "--json", "-c", "v41", "-t", "UINT32", "022a"],
+        &["inspect", "--json", "-c", "v41", "-t", "UINT32", "022a"],
         // A failure whose JSON error object goes to the closed pipe.
         &["decode", "--json", "-c", "v41", "-t", "UINT32", "02"],
         &["decode", "--json", "-c", "V41", "-t", "UINT32", "02"],

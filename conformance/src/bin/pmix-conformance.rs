@@ -201,7 +201,9 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
     if let Some(f) = &a.filter {
         all.retain(|s| s.id.contains(f.as_str()));
         if all.is_empty() {
-            return Err(format!("no scenario id contains {f:?}"));
+            return Err(format!(
+                "no scenario id contains {f:?} (`pmix-conformance scenarios --list` prints them all)"
+            ));
         }
     }
     if a.list {
@@ -292,7 +294,8 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
     }
     if vectors::cases(&sets, filter).is_empty() {
         return Err(format!(
-            "no case id contains {:?}",
+            "no case id contains {:?} (ids look like v61.non-described.ALLOC_INHERIT.valid.3; \
+             `pmix-conformance vectors --list` prints them all)",
             filter.unwrap_or_default()
         ));
     }
@@ -366,8 +369,13 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
 fn load_expected_totals(path: &std::path::Path) -> Result<BTreeMap<String, usize>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let map: BTreeMap<String, usize> = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a JSON object of counts: {e}", path.display()))?;
+    let map: BTreeMap<String, usize> = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a JSON object of counts ({e}); valid keys: {}",
+            path.display(),
+            TOTAL_NAMES.join(" ")
+        )
+    })?;
     for k in map.keys() {
         if !TOTAL_NAMES.contains(&k.as_str()) {
             return Err(format!(

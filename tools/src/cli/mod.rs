@@ -95,8 +95,9 @@ Exit codes:
   2  usage error: bad arguments, bad hex or bad JSON
   3  I/O error: a file or stream could not be read or written
 
-For scripts: --json (decode, encode, types, diff, inherit, quirks) prints JSON, and any
-error of a command line with --json is also one JSON object on stdout:
+For scripts: --json (decode, encode, inspect, types, diff, inherit, quirks) prints JSON,
+and any error of a command line with --json is one JSON object on stdout (unless the
+command's own JSON already carries it, as inspect's does):
   {\"error\": {\"exit_code\": N, \"kind\": \"pmix|status|usage|io\", \"message\": ...,
              \"status\": S, \"name\": ..., \"offset\": ..., \"item\": ...}}";
 
@@ -527,17 +528,40 @@ where
             return code;
         }
     };
-    match dispatch(cli, stdin, stdout, stderr) {
+    let mut counted = Counting {
+        inner: stdout,
+        written: 0,
+    };
+    match dispatch(cli, stdin, &mut counted, stderr) {
         Ok(code) => code,
         // The reader went away (`| head`): nothing left to say to it.
         Err(Failure::Io(ref s)) if s.contains("Broken pipe") => EXIT_OK,
         Err(f) => {
-            if json {
-                let _ = writeln!(stdout, "{}", script::failure_json(&f));
+            // stdout stays one JSON document: a command that already printed its own (e.g.
+            // `inspect --json`, which carries the error in it) gets no second one.
+            if json && counted.written == 0 {
+                let _ = writeln!(counted.inner, "{}", script::failure_json(&f));
             }
             let _ = writeln!(stderr, "error: {}", f.line());
             f.exit_code()
         }
+    }
+}
+
+/// A writer that counts the bytes written through it.
+struct Counting<'a> {
+    inner: &'a mut dyn Write,
+    written: usize,
+}
+
+impl Write for Counting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
