@@ -9,7 +9,8 @@
 # (tools/prrte/puppet.c) inside it (cached under ROOT/opt/pmix-wire/, rebuilt when the source
 # changes), builds the Rust binaries, then runs `pmix-conformance scenarios` with the bridge as
 # the server. Prints the summary line; exits 0 when the results match the expected file.
-# Needs root (mount and UTS namespaces).
+# Needs root (mount and UTS namespaces). About 6 minutes. PMIX_PRRTE_BRIDGE_LOGS=DIR keeps every
+# DVM's prte.log there (for triage).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -20,7 +21,7 @@ while [ $# -gt 0 ]; do
     --json) json="${2:?--json needs a file}"; shift 2 ;;
     --filter) filter="${2:?--filter needs a value}"; shift 2 ;;
     --no-expected) expected=""; shift ;;
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "prrte-scenarios: unknown option '$1' (valid: --json FILE, --filter TEXT, --no-expected)" >&2; exit 2 ;;
   esac
 done

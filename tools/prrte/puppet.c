@@ -2,22 +2,30 @@
  * (conformance/src/bin/pmix-prrte-bridge.rs). Built inside the sid root against
  * OpenPMIx 7.0.0rc1:  gcc -O1 -o puppet puppet.c $(pkg-config --cflags --libs pmix)
  *
- *   puppet URI NSPACE [scheduler]       a tool (the scheduler with "scheduler")
+ *   puppet URI NSPACE CTLDIR [scheduler]  a tool (the scheduler with "scheduler"); the jobs
+ *                                       it spawns get CTLDIR (a directory inside the root)
  *   puppet --client CTLDIR              a process of a job the bridge spawned: PMIx_Init as
- *                                       a client; rank 0 serves the same commands on the FIFOs
+ *                                       a client; rank 0 writes its pid to CTLDIR/NSPACE.pid
+ *                                       and serves the same commands on the FIFOs
  *                                       CTLDIR/NSPACE.in and CTLDIR/NSPACE.out (made here);
  *                                       other ranks wait to be killed.
  *
  * Commands on stdin, one per line; exactly one answer line per command on stdout:
  *   alloc DIRECTIVE HEX NODES   PMIx_Allocation_request(DIRECTIVE, infos unpacked from HEX
  *                               + PMIX_ALLOC_NODE_LIST=NODES unless NODES is "-");
- *                               after a successful NEW/EXTEND waits (bounded) for the
- *                               PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event.
- *                               -> "ok STATUS HEX" (HEX: the returned infos, packed)
+ *                               after a successful NEW/EXTEND a tool waits (bounded) for
+ *                               the PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event; a job's
+ *                               process never receives it (PRRTE directs it to tools only),
+ *                               so the bridge waits for the grown daemons instead.
+ *                               -> "ok STATUS HEX READY" (HEX: the returned infos, packed;
+ *                               READY 1 when the event came, else 0: a shared grant brings
+ *                               none, and the bridge then waits for the daemons itself)
  *   spawn HEX                   PMIx_Spawn of this puppet in --client mode, one process per candidate node
  *                               (PMIX_MAPBY ppr:1:node), job infos from HEX -> "ok STATUS NSPACE"
  *   ids | alloc_nodes ID | namespaces | procs NSPACE
  *                               PMIx queries -> "ok STATUS a,b,c"
+ *   states NSPACE               PMIX_QUERY_PROC_TABLE -> "ok STATUS host:state,..." (the
+ *                               pmix_proc_state_t of each process)
  *   kill NSPACE                 PMIx_Job_control(PMIX_JOB_CTRL_KILL) -> "ok STATUS"
  *   warn ID REMAINING           (scheduler) PMIx_Notify_event(PMIX_ALLOC_TIMEOUT_WARNING,
  *                               range RM) -> "ok STATUS"
@@ -41,8 +49,8 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static char *events = NULL; /* "CODE:HEX CODE:HEX" */
 static int ready_events = 0;
 static pmix_proc_t me;
-/* Where job puppets make their control FIFOs (inside the root). */
-#define CTLDIR "/tmp/pmix-wire-ctl"
+/* Where job puppets make their control FIFOs (inside the root; one directory per bridge). */
+static const char *ctldir = NULL;
 
 static char *to_hex(const char *p, size_t n)
 {
@@ -156,6 +164,29 @@ static void collect(const pmix_value_t *v, const char *key, int hosts, char *out
     }
 }
 
+/* "host:state" of every proc info in a proc table answer. */
+static void collect_states(const pmix_value_t *v, char *out, size_t cap)
+{
+    char one[600];
+    if (v->type == PMIX_DATA_ARRAY && v->data.darray) {
+        pmix_data_array_t *d = v->data.darray;
+        for (size_t i = 0; i < d->size; i++) {
+            if (d->type == PMIX_PROC_INFO) {
+                pmix_proc_info_t *p = &((pmix_proc_info_t *) d->array)[i];
+                snprintf(one, sizeof one, "%s:%d", p->hostname ? p->hostname : "?", (int) p->state);
+                ADD(one);
+            } else if (d->type == PMIX_INFO) {
+                pmix_info_t *in = &((pmix_info_t *) d->array)[i];
+                collect_states(&in->value, out, cap);
+            }
+        }
+    } else if (v->type == PMIX_PROC_INFO && v->data.pinfo) {
+        snprintf(one, sizeof one, "%s:%d", v->data.pinfo->hostname ? v->data.pinfo->hostname : "?",
+                 (int) v->data.pinfo->state);
+        ADD(one);
+    }
+}
+
 static void query(const char *key, const char *qkey, const char *qval, int hosts)
 {
     pmix_query_t q;
@@ -171,8 +202,12 @@ static void query(const char *key, const char *qkey, const char *qval, int hosts
     pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &nres);
     static char out[65536];
     out[0] = 0;
-    for (size_t i = 0; i < nres; i++)
-        collect(&res[i].value, res[i].key, hosts, out, sizeof out);
+    for (size_t i = 0; i < nres; i++) {
+        if (hosts == 2)
+            collect_states(&res[i].value, out, sizeof out);
+        else
+            collect(&res[i].value, res[i].key, hosts, out, sizeof out);
+    }
     printf("ok %d %s\n", rc, out[0] ? out : "-");
     if (res) PMIX_INFO_FREE(res, nres);
 }
@@ -182,12 +217,14 @@ static char self_path[4096];
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: puppet URI NSPACE [scheduler] | puppet --client CTLDIR\n");
+        fprintf(stderr, "usage: puppet URI NSPACE CTLDIR [scheduler] | puppet --client CTLDIR\n");
         return 2;
     }
     snprintf(self_path, sizeof self_path, "%s", argv[0]);
     FILE *in = stdin;
-    if (strcmp(argv[1], "--client") == 0) {
+    int client = strcmp(argv[1], "--client") == 0;
+    if (client) {
+        ctldir = argv[2];
         pmix_status_t crc = PMIx_Init(&me, NULL, 0);
         if (crc != PMIX_SUCCESS)
             return 1;
@@ -195,9 +232,15 @@ int main(int argc, char **argv)
         if (me.rank != 0) {
             for (;;) pause();
         }
-        char pin[4200], pout[4200];
+        char pin[4200], pout[4200], ppid[4200];
         snprintf(pin, sizeof pin, "%s/%s.in", argv[2], me.nspace);
         snprintf(pout, sizeof pout, "%s/%s.out", argv[2], me.nspace);
+        snprintf(ppid, sizeof ppid, "%s/%s.pid", argv[2], me.nspace);
+        FILE *pf = fopen(ppid, "w"); /* the bridge checks that rank 0 still lives */
+        if (!pf)
+            return 1;
+        fprintf(pf, "%d\n", (int) getpid());
+        fclose(pf);
         char tmp[4300];
         snprintf(tmp, sizeof tmp, "%s.tmp", pout);
         mkfifo(pin, 0600);
@@ -214,7 +257,12 @@ int main(int argc, char **argv)
         goto loop;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int sched = argc > 3 && strcmp(argv[3], "scheduler") == 0;
+    if (argc < 4) {
+        printf("err usage: puppet URI NSPACE CTLDIR [scheduler]\n");
+        return 2;
+    }
+    ctldir = argv[3];
+    int sched = argc > 4 && strcmp(argv[4], "scheduler") == 0;
     pmix_info_t init[4];
     pmix_rank_t zero = 0;
     bool yes = true;
@@ -253,10 +301,11 @@ loop:;
             size_t nres = 0;
             rc = PMIx_Allocation_request(d, info, n, &res, &nres);
             /* A spawn sent before the grow completes hangs: wait for the phase-two event. */
-            if (rc == PMIX_SUCCESS && (d == PMIX_ALLOC_NEW || d == PMIX_ALLOC_EXTEND))
-                wait_ready(before, 10);
+            int ready = 0;
+            if (!client && rc == PMIX_SUCCESS && (d == PMIX_ALLOC_NEW || d == PMIX_ALLOC_EXTEND))
+                ready = wait_ready(before, 5);
             char *h = pack_infos(res, nres);
-            printf("ok %d %s\n", rc, h[0] ? h : "-");
+            printf("ok %d %s %d\n", rc, h[0] ? h : "-", ready);
             free(h);
         } else if (strcmp(cmd, "spawn") == 0 && a1) {
             size_t n;
@@ -268,7 +317,7 @@ loop:;
             app.cmd = strdup(self_path);
             PMIx_Argv_append_nosize(&app.argv, self_path);
             PMIx_Argv_append_nosize(&app.argv, "--client");
-            PMIx_Argv_append_nosize(&app.argv, CTLDIR);
+            PMIx_Argv_append_nosize(&app.argv, ctldir);
             app.maxprocs = 0;
             pmix_nspace_t ns;
             memset(ns, 0, sizeof ns);
@@ -282,6 +331,8 @@ loop:;
             query(PMIX_QUERY_NAMESPACES, NULL, NULL, 0);
         } else if (strcmp(cmd, "procs") == 0 && a1) {
             query(PMIX_QUERY_PROC_TABLE, PMIX_NSPACE, a1, 1);
+        } else if (strcmp(cmd, "states") == 0 && a1) {
+            query(PMIX_QUERY_PROC_TABLE, PMIX_NSPACE, a1, 2);
         } else if (strcmp(cmd, "kill") == 0 && a1) {
             pmix_proc_t target;
             PMIX_LOAD_PROCID(&target, a1, PMIX_RANK_WILDCARD);
@@ -304,7 +355,7 @@ loop:;
             printf("err unknown command %s\n", cmd);
         }
     }
-    if (strcmp(argv[1], "--client") == 0)
+    if (client)
         PMIx_Finalize(NULL, 0);
     else
         PMIx_tool_finalize();

@@ -10,28 +10,56 @@
 //! (responses, queries, and `PMIX_ALLOC_TARGET` values in requests). Every wait is bounded.
 //!
 //! Every spawned job runs the puppet too (client mode): its rank 0 serves the bridge through
-//! FIFOs under `ROOT/tmp/pmix-wire-ctl`, so an application requester is a real process of
-//! that job. What PRRTE offers no path for is answered `unsupported`: a PMIx without some of
-//! the five attributes (they are compiled in). Allocation requests by the scheduler are refused by
-//! the scheduler's own PMIx library (`PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`), so
-//! they are unsupported too. A scheduler reclaim is played by a RELEASE of the bridge's own
-//! tool (PRRTE's teardown with return to the scheduler; it is permitted because PRRTE grants
-//! tools of the same uid), the only path that does not race a spawn.
+//! FIFOs under `ROOT/tmp/pmix-wire-ctl/<bridge pid>` (one directory per bridge, removed when
+//! the DVM stops), so an application requester is a real process of that job.
+//!
+//! What PRRTE does, however surprising, is reported as an observation, never as a bridge
+//! error: a PMIx call that does not return within `PUPPET_TIMEOUT` (30 s) answers
+//! `PMIX_ERR_TIMEOUT` with a message naming the call; a request by a job whose rank 0 PRRTE
+//! already ended answers `PMIX_ERR_UNREACH` with a message; a job that is still running 10 s
+//! after `PMIx_Job_control(KILL)` succeeded fails its `terminate` step the same way. A job
+//! counts as ended when `PMIX_QUERY_NAMESPACES` no longer lists it or when
+//! `PMIX_QUERY_PROC_TABLE` gives every one of its processes a terminated state (PRRTE keeps
+//! listing the owning job of a CHILD reservation while its descendants drain). The bridge
+//! answers a spawn, or kills a job, only once every process of it has connected: killing
+//! earlier races PRRTE's launch bookkeeping, after which it answers `PMIX_ERR_UNREACH`.
+//!
+//! What PRRTE or the bridge offers no path for is answered `unsupported`: a PMIx without some
+//! of the five attributes (they are compiled in); allocation requests by the scheduler (its
+//! own PMIx library refuses them, `PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`); a
+//! requester rank other than 0 (a job runs one process per candidate node, and the bridge
+//! drives its rank 0); REAQUIRE and REQ_CANCEL, which PRRTE answers `PMIX_ERR_NOT_SUPPORTED`
+//! whatever they carry (the bridge resends without `PMIX_ALLOC_INHERITANCE` to tell). A
+//! scheduler reclaim is played by a RELEASE of the bridge's own tool (PRRTE's teardown with
+//! return to the scheduler; it is permitted because PRRTE grants tools of the same uid), the
+//! only path that does not race a spawn.
 
 use pmix_codec::attrs;
 use pmix_codec::{Info, Value};
-use pmix_conformance::protocol::{EventView, Observed, ProcRef, Request, RequesterKind, Response};
+use pmix_conformance::protocol::{
+    EventView, Observed, ProcRef, Request, Requester, RequesterKind, Response,
+};
 use pmix_conformance::server::{read_frame, write_frame};
 use pmix_conformance::wireinfo::{string_of, WireFormat, WireInfo};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
-/// How long one puppet command may take (a grow waits up to 30 s for PMIX_DVM_IS_READY).
-const PUPPET_TIMEOUT: Duration = Duration::from_secs(45);
+/// How long one puppet command may take (a tool's grow waits up to 5 s for
+/// PMIX_DVM_IS_READY). Three such waits stay under the suite's per-request timeout.
+const PUPPET_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a job may take to end after a kill, and a grow to show its daemons.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+/// `pmix_proc_state_t`: every state from PMIX_PROC_STATE_TERMINATED (20) on is an ended process.
+const PROC_STATE_TERMINATED: i32 = 20;
+/// `PMIX_PROC_STATE_CONNECTED`: the process has called PMIx_Init.
+const PROC_STATE_CONNECTED: i32 = 6;
+/// `O_NONBLOCK` (Linux): opening a FIFO's write end fails at once when nobody reads it.
+const O_NONBLOCK: i32 = 0o4000;
 /// The bridge's own tool namespace (queries, probes, kills, reclaims).
 const BRIDGE_TOOL: &str = "pmix-bridge";
 const SCHEDULER_TOOL: &str = "pmix-bridge-sched";
@@ -41,13 +69,38 @@ const SLOTS: &str = "8";
 struct Puppet {
     /// The tool process (none for a job's rank 0, reached through its FIFOs).
     child: Option<Child>,
+    /// A job's rank 0: its pid (same pid namespace), to tell a dead process from a slow one.
+    pid: Option<u32>,
     stdin: Box<dyn Write + Send>,
     lines: Receiver<String>,
 }
 
-fn line_reader(out: impl std::io::Read + Send + 'static) -> Receiver<String> {
+/// Why a puppet gave no answer.
+enum PuppetErr {
+    /// The process is gone (or never read the command).
+    Gone(String),
+    /// The PMIx call it is making did not return in time: the puppet is blocked in it.
+    Timeout(String),
+    /// Anything else (a malformed answer): a bridge fault.
+    Broken(String),
+}
+
+impl From<PuppetErr> for String {
+    fn from(e: PuppetErr) -> String {
+        match e {
+            PuppetErr::Gone(m) | PuppetErr::Timeout(m) | PuppetErr::Broken(m) => m,
+        }
+    }
+}
+
+/// Lines read from `open()` by a thread; the open itself happens there, so a FIFO whose
+/// writer never comes blocks only that thread (the reader then times out, bounded).
+fn line_reader<R: std::io::Read + Send + 'static>(
+    open: impl FnOnce() -> std::io::Result<R> + Send + 'static,
+) -> Receiver<String> {
     let (tx, rx) = channel();
     std::thread::spawn(move || {
+        let Ok(out) = open() else { return };
         for l in BufReader::new(out).lines().map_while(Result::ok) {
             if tx.send(l).is_err() {
                 break;
@@ -58,22 +111,55 @@ fn line_reader(out: impl std::io::Read + Send + 'static) -> Receiver<String> {
 }
 
 impl Puppet {
-    fn cmd(&mut self, line: &str) -> Result<Vec<String>, String> {
-        writeln!(self.stdin, "{line}").map_err(|e| format!("puppet stdin: {e}"))?;
-        self.stdin
-            .flush()
-            .map_err(|e| format!("puppet stdin: {e}"))?;
-        self.answer(line)
+    fn cmd(&mut self, line: &str) -> Result<Vec<String>, PuppetErr> {
+        let word = line.split(' ').next().unwrap_or_default().to_string();
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| {
+                PuppetErr::Gone(format!(
+                    "the puppet{} does not read {word:?}: {e}",
+                    self.pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+                ))
+            })?;
+        self.answer(&word)
     }
 
-    fn answer(&mut self, what: &str) -> Result<Vec<String>, String> {
-        let l = self
-            .lines
-            .recv_timeout(PUPPET_TIMEOUT)
-            .map_err(|_| format!("puppet did not answer {what:?} within {PUPPET_TIMEOUT:?}"))?;
+    fn alive(&mut self) -> bool {
+        if let Some(c) = self.child.as_mut() {
+            return matches!(c.try_wait(), Ok(None));
+        }
+        self.pid
+            .is_none_or(|p| std::path::Path::new(&format!("/proc/{p}")).exists())
+    }
+
+    fn answer(&mut self, what: &str) -> Result<Vec<String>, PuppetErr> {
+        let start = std::time::Instant::now();
+        let l = loop {
+            match self.lines.recv_timeout(Duration::from_millis(250)) {
+                Ok(l) => break l,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(PuppetErr::Gone(format!(
+                        "the puppet ended without answering {what:?}"
+                    )))
+                }
+                Err(_) if !self.alive() => {
+                    return Err(PuppetErr::Gone(format!(
+                        "the puppet ended without answering {what:?}"
+                    )))
+                }
+                Err(_) if start.elapsed() > PUPPET_TIMEOUT => {
+                    return Err(PuppetErr::Timeout(format!(
+                        "{what}: the PMIx call did not return within {PUPPET_TIMEOUT:?}"
+                    )))
+                }
+                Err(_) => {}
+            }
+        };
         let mut w: Vec<String> = l.split(' ').map(str::to_string).collect();
         if w.first().map(String::as_str) != Some("ok") {
-            return Err(format!("puppet answered {what:?} with {l:?}"));
+            return Err(PuppetErr::Broken(format!(
+                "puppet answered {what:?} with {l:?}"
+            )));
         }
         w.remove(0);
         Ok(w)
@@ -109,6 +195,12 @@ struct Bridge {
     apps: BTreeMap<String, Puppet>,
     /// The sid root on this machine.
     root: PathBuf,
+    /// This bridge's control directory for job puppets, inside the root (as seen there).
+    ctl: String,
+    /// The startup nodes of the running DVM.
+    startup: Vec<String>,
+    /// Requesters blocked in a PMIx call that never returned (their puppet is unusable).
+    stuck: BTreeMap<String, String>,
     own: Option<Puppet>,
     scheduler: Option<Puppet>,
     /// Scenario job namespace -> PRRTE's.
@@ -135,6 +227,26 @@ fn list_of(w: &[String], i: usize) -> Vec<String> {
     }
 }
 
+/// What PRRTE did that ends a step: a status with the bridge's account of it.
+fn observed(status: i32, message: String) -> Response {
+    Response {
+        status,
+        message: Some(message),
+        ..Default::default()
+    }
+}
+
+/// The PMIx API call behind a puppet command, for messages.
+fn call_name(cmd: &str) -> &'static str {
+    match cmd {
+        "alloc" => "Allocation_request",
+        "spawn" => "Spawn",
+        "kill" => "Job_control",
+        "warn" => "Notify_event",
+        _ => "Query_info",
+    }
+}
+
 fn unsupported(why: &str) -> Response {
     Response {
         unsupported: Some(why.into()),
@@ -153,6 +265,7 @@ impl Bridge {
             &self.puppet,
             &uri,
             nspace,
+            &self.ctl,
         ]);
         if scheduler {
             c.arg("scheduler");
@@ -167,8 +280,9 @@ impl Bridge {
         let out = child.stdout.take().ok_or("no puppet stdout")?;
         let mut p = Puppet {
             child: Some(child),
+            pid: None,
             stdin: Box::new(stdin),
-            lines: line_reader(out),
+            lines: line_reader(move || Ok(out)),
         };
         let hello = p.answer("init")?;
         if hello.get(1).map(String::as_str) != Some(nspace) {
@@ -177,41 +291,170 @@ impl Bridge {
         Ok(p)
     }
 
+    /// The control directory as seen from outside the root.
+    fn ctl_dir(&self) -> PathBuf {
+        self.root.join(self.ctl.trim_start_matches('/'))
+    }
+
     /// Rank 0 of scenario job `ns`, reached through the FIFOs it made (waits, bounded).
-    fn app(&mut self, ns: &str) -> Result<&mut Puppet, String> {
+    /// `Gone` when its process has ended (its FIFO has no reader).
+    fn app(&mut self, ns: &str) -> Result<&mut Puppet, PuppetErr> {
         if !self.apps.contains_key(ns) {
             let prrte = self
                 .jobs
                 .get(ns)
                 .cloned()
-                .ok_or_else(|| format!("no job {ns}"))?;
-            let dir = self.root.join("tmp/pmix-wire-ctl");
+                .ok_or_else(|| PuppetErr::Broken(format!("no job {ns}")))?;
+            let dir = self.ctl_dir();
             let out = dir.join(format!("{prrte}.out"));
-            let mut waited = 0;
+            let start = std::time::Instant::now();
             while !out.exists() {
-                if waited > 200 {
-                    return Err(format!(
+                if start.elapsed() > Duration::from_secs(20) {
+                    return Err(PuppetErr::Gone(format!(
                         "rank 0 of {ns} ({prrte}) made no control FIFO in 20 s"
-                    ));
+                    )));
                 }
-                std::thread::sleep(Duration::from_millis(100));
-                waited += 1;
+                std::thread::sleep(Duration::from_millis(50));
             }
+            let pid = std::fs::read_to_string(dir.join(format!("{prrte}.pid")))
+                .ok()
+                .and_then(|t| t.trim().parse().ok());
+            // Non-blocking: fails at once (ENXIO) when rank 0 is gone and nobody reads.
             let w = std::fs::OpenOptions::new()
                 .write(true)
+                .custom_flags(O_NONBLOCK)
                 .open(dir.join(format!("{prrte}.in")))
-                .map_err(|e| format!("control FIFO of {ns}: {e}"))?;
-            let rd = std::fs::File::open(&out).map_err(|e| format!("control FIFO of {ns}: {e}"))?;
+                .map_err(|e| PuppetErr::Gone(format!("rank 0 of {ns} ({prrte}): {e}")))?;
+            let lines = line_reader(move || std::fs::File::open(&out));
             self.apps.insert(
                 ns.to_string(),
                 Puppet {
                     child: None,
+                    pid,
                     stdin: Box::new(w),
-                    lines: line_reader(rd),
+                    lines,
                 },
             );
         }
         Ok(self.apps.get_mut(ns).expect("inserted above"))
+    }
+
+    /// Send `line` to a scenario requester. `Ok(Err(response))` is what PRRTE did that
+    /// ends the step (the call never returned, or PRRTE already ended the requesting job);
+    /// `Err` is a bridge fault.
+    fn request(
+        &mut self,
+        requester: &Requester,
+        line: &str,
+    ) -> Result<Result<Vec<String>, Response>, String> {
+        let ns = requester.nspace.clone();
+        let call = line.split(' ').next().unwrap_or_default();
+        if let Some(why) = self.stuck.get(&ns) {
+            return Ok(Err(observed(
+                pmix_codec::Status::ERR_TIMEOUT.0,
+                format!("{ns} is still blocked in an earlier call ({why})"),
+            )));
+        }
+        let r = match requester.kind {
+            RequesterKind::App => match self.app(&ns) {
+                Ok(p) => p.cmd(line),
+                Err(e) => Err(e),
+            },
+            _ => self
+                .tools
+                .get_mut(&ns)
+                .ok_or_else(|| format!("no tool {ns}"))?
+                .cmd(line),
+        };
+        match r {
+            Ok(w) => Ok(Ok(w)),
+            Err(PuppetErr::Timeout(m)) => {
+                // The puppet is blocked in the call: never reuse it (a late answer would be
+                // read as the answer to the next command).
+                self.apps.remove(&ns);
+                if let Some(p) = self.tools.remove(&ns) {
+                    p.quit();
+                }
+                self.stuck.insert(ns.clone(), m.clone());
+                Ok(Err(observed(
+                    pmix_codec::Status::ERR_TIMEOUT.0,
+                    format!("PMIx_{} by {ns}: {m}", call_name(call)),
+                )))
+            }
+            Err(PuppetErr::Gone(m)) if requester.kind == RequesterKind::App => {
+                self.apps.remove(&ns);
+                // Only an observation when PRRTE itself reports the job ended.
+                let prrte = self.prrte_ns(&ns).to_string();
+                if self.job_ended(&prrte)? {
+                    Ok(Err(observed(
+                        pmix_codec::Status::ERR_UNREACH.0,
+                        format!("{ns} cannot make the request: PRRTE already ended it ({m})"),
+                    )))
+                } else {
+                    Err(m)
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// PRRTE reports job `prrte` ended: not listed by PMIX_QUERY_NAMESPACES, or every
+    /// process in PMIX_QUERY_PROC_TABLE in a terminated state.
+    fn job_ended(&mut self, prrte: &str) -> Result<bool, String> {
+        let w = self.own()?.cmd("namespaces")?;
+        if !list_of(&w, 1).iter().any(|n| n == prrte) {
+            return Ok(true);
+        }
+        let w = self.own()?.cmd(&format!("states {prrte}"))?;
+        let states = list_of(&w, 1);
+        Ok(!states.is_empty()
+            && states.iter().all(|hs| {
+                hs.rsplit_once(':')
+                    .and_then(|(_, st)| st.parse::<i32>().ok())
+                    .is_some_and(|st| st >= PROC_STATE_TERMINATED)
+            }))
+    }
+
+    /// Wait (bounded) until every process of job `prrte` has connected (or ended): killing a
+    /// job whose processes have not all registered yet races PRRTE's launch bookkeeping
+    /// (`plm_base_receive.c`: "Not found"), after which it answers PMIX_ERR_UNREACH.
+    fn wait_started(&mut self, prrte: &str) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SETTLE_LIMIT {
+            let w = self.own()?.cmd(&format!("states {prrte}"))?;
+            let states: Vec<i32> = list_of(&w, 1)
+                .iter()
+                .filter_map(|hs| hs.rsplit_once(':').and_then(|(_, st)| st.parse().ok()))
+                .collect();
+            if !states.is_empty() && states.iter().all(|&st| st >= PROC_STATE_CONNECTED) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
+    /// After a grant by a job's process (which never receives PMIX_DVM_IS_READY): wait,
+    /// bounded, until the DVM's daemon job lists a daemon on every newly granted node, then
+    /// a moment for the launch fence. A spawn sent before the grow completes hangs.
+    fn wait_grown(&mut self, grant: &[String]) -> Result<(), String> {
+        let new: Vec<&String> = grant.iter().filter(|g| !self.startup.contains(g)).collect();
+        let daemons = self
+            .uri
+            .as_deref()
+            .and_then(|u| u.split(';').next())
+            .map(|u| u.trim_end_matches(".0").to_string())
+            .ok_or("the DVM is not running")?;
+        let start = std::time::Instant::now();
+        while !new.is_empty() && start.elapsed() < SETTLE_LIMIT {
+            let hosts = list_of(&self.own()?.cmd(&format!("procs {daemons}"))?, 1);
+            if new.iter().all(|n| hosts.contains(n)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        Ok(())
     }
 
     fn own(&mut self) -> Result<&mut Puppet, String> {
@@ -258,16 +501,11 @@ impl Bridge {
             p.quit();
         }
         self.apps.clear();
-        // The control FIFOs of this DVM's jobs (scenario jobs and probes) are named after
-        // PRRTE's job namespaces, which start with the DVM's own.
-        if let Some(prefix) = self.uri.as_deref().and_then(|u| u.split('@').next()) {
-            let prefix = format!("{prefix}@");
-            if let Ok(rd) = std::fs::read_dir(self.root.join("tmp/pmix-wire-ctl")) {
-                for e in rd.flatten() {
-                    if e.file_name().to_string_lossy().starts_with(&prefix) {
-                        let _ = std::fs::remove_file(e.path());
-                    }
-                }
+        self.stuck.clear();
+        // The control FIFOs of this DVM's jobs (scenario jobs and probes).
+        if let Ok(rd) = std::fs::read_dir(self.ctl_dir()) {
+            for e in rd.flatten() {
+                let _ = std::fs::remove_file(e.path());
             }
         }
         for p in [self.own.take(), self.scheduler.take()]
@@ -277,6 +515,11 @@ impl Bridge {
             p.quit();
         }
         if self.uri.take().is_some() {
+            // PMIX_PRRTE_BRIDGE_LOGS=DIR keeps each DVM's prte.log (for triage).
+            if let Some(keep) = std::env::var_os("PMIX_PRRTE_BRIDGE_LOGS") {
+                let to = PathBuf::from(keep).join(format!("prte-{}.log", std::process::id()));
+                let _ = std::fs::copy(self.dir.join("prte.log"), to);
+            }
             let _ = Command::new("bash")
                 .arg(self.repo.join("tools/prrte/dvm.sh"))
                 .args(["stop", "--dir"])
@@ -294,10 +537,11 @@ impl Bridge {
     fn start_reaper(&self) -> Result<(), String> {
         let script = format!(
             "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
-             [ -f '{dir}/pid' ] && bash '{dvm}' stop --dir '{dir}' >/dev/null 2>&1; rm -rf '{dir}'",
+             [ -f '{dir}/pid' ] && bash '{dvm}' stop --dir '{dir}' >/dev/null 2>&1; rm -rf '{dir}' '{ctl}'",
             pid = std::process::id(),
             dir = self.dir.display(),
             dvm = self.repo.join("tools/prrte/dvm.sh").display(),
+            ctl = self.ctl_dir().display(),
         );
         Command::new("setsid")
             .args(["sh", "-c", &script])
@@ -309,18 +553,19 @@ impl Bridge {
             .map_err(|e| format!("cannot start the DVM reaper: {e}"))
     }
 
-    /// Wait (bounded) until `prrte` is no longer listed by PMIX_QUERY_NAMESPACES.
-    fn wait_gone(&mut self, prrte: &str) -> Result<(), String> {
-        for _ in 0..100 {
-            let w = self.own()?.cmd("namespaces")?;
-            if !list_of(&w, 1).iter().any(|n| n == prrte) {
+    /// Wait (bounded) until PRRTE reports job `prrte` ended (`Bridge::job_ended`);
+    /// false when it still runs after `SETTLE_LIMIT`.
+    fn wait_ended(&mut self, prrte: &str) -> Result<bool, String> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SETTLE_LIMIT {
+            if self.job_ended(prrte)? {
                 // Give PRRTE's termination processing (inheritance) a moment to settle.
                 std::thread::sleep(Duration::from_millis(500));
-                return Ok(());
+                return Ok(true);
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        Err(format!("namespace {prrte} still listed after 10 s"))
+        Ok(false)
     }
 
     fn handle(&mut self, req: &Request) -> Result<Response, String> {
@@ -362,6 +607,7 @@ impl Bridge {
                     return Err("dvm.sh start failed".into());
                 }
                 self.uri = Some(String::from_utf8_lossy(&out.stdout).trim().to_string());
+                self.startup = nodes.clone();
                 self.start_reaper()?;
                 self.own()?;
                 Ok(ok)
@@ -385,6 +631,11 @@ impl Bridge {
                         ))
                     }
                 }
+                if requester.kind == RequesterKind::App && requester.rank != 0 {
+                    return Ok(unsupported(
+                        "the bridge drives rank 0 of each job only (a job runs one process per candidate node)",
+                    ));
+                }
                 let (hex, infos) = self.translate(info)?;
                 // Granted nodes get as many slots as startup nodes, so that slot counts never
                 // decide a mapping the scenarios are not about.
@@ -397,15 +648,48 @@ impl Bridge {
                         .collect::<Vec<_>>()
                         .join(",")
                 };
-                let p = if requester.kind == RequesterKind::App {
-                    self.app(&requester.nspace)?
-                } else {
-                    self.tools
-                        .get_mut(&requester.nspace)
-                        .ok_or_else(|| format!("no tool {}", requester.nspace))?
-                };
-                let w = p.cmd(&format!("alloc {directive} {hex} {nodes}"))?;
+                let w =
+                    match self.request(requester, &format!("alloc {directive} {hex} {nodes}"))? {
+                        Ok(w) => w,
+                        Err(r) => return Ok(r),
+                    };
                 let status = status_of(&w)?;
+                // REAQUIRE and REQ_CANCEL: PRRTE answers PMIX_ERR_NOT_SUPPORTED to the
+                // directive itself. Resend without PMIX_ALLOC_INHERITANCE to tell that apart
+                // from a rejected inheritance value (neither directive changes anything).
+                if (*directive == 4 || *directive == 5)
+                    && status == pmix_codec::Status::ERR_NOT_SUPPORTED.0
+                {
+                    let bare: Vec<Info> = infos
+                        .iter()
+                        .filter(|i| i.key.as_bytes() != attrs::ALLOC_INHERITANCE.as_bytes())
+                        .cloned()
+                        .collect();
+                    let bare_hex = if bare.is_empty() {
+                        "-".to_string()
+                    } else {
+                        self.format.encode(&bare)?.hex
+                    };
+                    let again = match self
+                        .request(requester, &format!("alloc {directive} {bare_hex} -"))?
+                    {
+                        Ok(w) => status_of(&w)?,
+                        Err(r) => return Ok(r),
+                    };
+                    if again == status {
+                        return Ok(unsupported(&format!(
+                            "PRRTE 5.0.0rc1 answers PMIX_ERR_NOT_SUPPORTED to directive {directive} whatever it carries (also without PMIX_ALLOC_INHERITANCE): the directive itself is unsupported"
+                        )));
+                    }
+                }
+                // A job's process never gets PMIX_DVM_IS_READY, nor does a tool for a shared
+                // grant: then wait for the grown daemons.
+                if status == 0
+                    && (*directive == 1 || *directive == 2)
+                    && w.get(2).map(String::as_str) != Some("1")
+                {
+                    self.wait_grown(grant)?;
+                }
                 let out = match w.get(1).map(String::as_str) {
                     None | Some("-") => None,
                     Some(h) => Some(WireInfo {
@@ -450,26 +734,37 @@ impl Bridge {
                 info,
             } => {
                 let (hex, _) = self.translate(info)?;
-                let p = match requester.kind {
-                    RequesterKind::Tool => self
-                        .tools
-                        .get_mut(&requester.nspace)
-                        .ok_or_else(|| format!("no tool {}", requester.nspace))?,
-                    RequesterKind::App => self.app(&requester.nspace)?,
-                    RequesterKind::Scheduler => {
-                        if self.scheduler.is_none() {
-                            self.scheduler = Some(self.spawn_puppet(SCHEDULER_TOOL, true)?);
+                let line = format!("spawn {hex}");
+                let w = if requester.kind == RequesterKind::Scheduler {
+                    if self.scheduler.is_none() {
+                        self.scheduler = Some(self.spawn_puppet(SCHEDULER_TOOL, true)?);
+                    }
+                    match self.scheduler.as_mut().expect("set above").cmd(&line) {
+                        Ok(w) => w,
+                        Err(PuppetErr::Timeout(m)) => {
+                            if let Some(p) = self.scheduler.take() {
+                                p.quit();
+                            }
+                            return Ok(observed(
+                                pmix_codec::Status::ERR_TIMEOUT.0,
+                                format!("PMIx_Spawn by the scheduler: {m}"),
+                            ));
                         }
-                        self.scheduler.as_mut().expect("set above")
+                        Err(e) => return Err(e.into()),
+                    }
+                } else {
+                    match self.request(requester, &line)? {
+                        Ok(w) => w,
+                        Err(r) => return Ok(r),
                     }
                 };
-                let w = p.cmd(&format!("spawn {hex}"))?;
                 let status = status_of(&w)?;
                 if status != 0 {
                     return Ok(Response::status(status));
                 }
                 let prrte = w.get(1).cloned().ok_or("spawn gave no namespace")?;
                 self.jobs.insert(nspace.clone(), prrte.clone());
+                self.wait_started(&prrte)?;
                 let w = self.own()?.cmd(&format!("procs {prrte}"))?;
                 Ok(Response {
                     candidates: Some(list_of(&w, 1)),
@@ -477,6 +772,13 @@ impl Bridge {
                 })
             }
             Request::Terminate { nspace } => {
+                if !self.jobs.contains_key(nspace) && self.stuck.contains_key(nspace) {
+                    // A tool blocked in a call that never returned was already ended.
+                    return Ok(Response {
+                        message: Some(format!("{nspace} was ended when its call timed out")),
+                        ..ok
+                    });
+                }
                 if let Some(p) = self.tools.remove(nspace) {
                     p.quit();
                     // PRRTE runs the inheritance rules when the tool's departure is processed.
@@ -491,8 +793,15 @@ impl Bridge {
                 self.apps.remove(nspace);
                 let w = self.own()?.cmd(&format!("kill {prrte}"))?;
                 let status = status_of(&w)?;
-                if status == 0 {
-                    self.wait_gone(&prrte)?;
+                if status == 0 && !self.wait_ended(&prrte)? {
+                    return Ok(observed(
+                        pmix_codec::Status::ERR_TIMEOUT.0,
+                        format!(
+                            "PMIx_Job_control(KILL) of {nspace} succeeded, but PRRTE still \
+                             runs it {SETTLE_LIMIT:?} later (PMIX_QUERY_NAMESPACES lists it and \
+                             PMIX_QUERY_PROC_TABLE has a process not terminated)"
+                        ),
+                    ));
                 }
                 Ok(Response::status(status))
             }
@@ -540,9 +849,12 @@ impl Bridge {
                     });
                 }
                 let prrte = w.get(1).cloned().ok_or("probe spawn gave no namespace")?;
+                self.wait_started(&prrte)?;
                 let hosts = list_of(&self.own()?.cmd(&format!("procs {prrte}"))?, 1);
                 self.own()?.cmd(&format!("kill {prrte}"))?;
-                self.wait_gone(&prrte)?;
+                if !self.wait_ended(&prrte)? {
+                    return Err(format!("the probe job {prrte} still runs after a kill"));
+                }
                 Ok(Response {
                     candidates: Some(hosts),
                     ..ok
@@ -579,6 +891,10 @@ impl Bridge {
                 continue;
             };
             if self.jobs.contains_key(&ns) {
+                // Listed, but every process terminated: ended (see the module comment).
+                if self.job_ended(prrte)? {
+                    continue;
+                }
                 let hosts = list_of(&self.own()?.cmd(&format!("procs {prrte}"))?, 1);
                 o.proc_table.insert(ns.clone(), hosts);
             }
@@ -597,6 +913,9 @@ impl Bridge {
         for (name, is_app) in names {
             let w = if is_app {
                 // A job whose processes were just killed (its nodes left) can report nothing.
+                if self.stuck.contains_key(&name) {
+                    continue;
+                }
                 match self.app(&name).and_then(|p| p.cmd("events")) {
                     Ok(w) => w,
                     Err(_) => {
@@ -669,7 +988,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if let Err(e) = std::fs::create_dir_all(root.join("tmp/pmix-wire-ctl")) {
+    // One control directory per bridge: FIFO names are PRRTE job namespaces, which a later
+    // DVM with a recycled pid could repeat.
+    let ctl = format!("/tmp/pmix-wire-ctl/{}", std::process::id());
+    if let Err(e) = std::fs::create_dir_all(root.join(ctl.trim_start_matches('/'))) {
         eprintln!("pmix-prrte-bridge: {e}");
         return ExitCode::from(1);
     }
@@ -685,6 +1007,9 @@ fn main() -> ExitCode {
         tools: BTreeMap::new(),
         apps: BTreeMap::new(),
         root,
+        ctl,
+        startup: Vec::new(),
+        stuck: BTreeMap::new(),
         own: None,
         scheduler: None,
         jobs: BTreeMap::new(),
@@ -704,6 +1029,7 @@ fn main() -> ExitCode {
                         eprintln!("pmix-prrte-bridge: {e}");
                         b.stop_dvm();
                         let _ = std::fs::remove_dir_all(&b.dir);
+                        let _ = std::fs::remove_dir_all(b.ctl_dir());
                         return ExitCode::from(1);
                     }
                 };
@@ -725,5 +1051,6 @@ fn main() -> ExitCode {
     }
     b.stop_dvm();
     let _ = std::fs::remove_dir_all(&b.dir);
+    let _ = std::fs::remove_dir_all(b.ctl_dir());
     ExitCode::SUCCESS
 }
