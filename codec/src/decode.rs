@@ -120,39 +120,9 @@ impl<'a> Dec<'a, Quiet> {
 }
 
 impl<'a, O: Observer> Dec<'a, O> {
-    /// The same decoder, reporting to `obs` from here on.
-    pub fn observed<P: Observer>(self, obs: P) -> Dec<'a, P> {
-        Dec {
-            r: self.r,
-            src: self.src,
-            fam: self.fam,
-            comp: self.comp,
-            rel: self.rel,
-            desc: self.desc,
-            depth: self.depth,
-            opts: self.opts,
-            array_int: self.array_int,
-            int_tail: self.int_tail,
-            info_depth: self.info_depth,
-            query_depth: self.query_depth,
-            pointer_budget: self.pointer_budget,
-            reserve_budget: self.reserve_budget,
-            obs,
-            path: self.path,
-            frames: self.frames,
-            pending: self.pending,
-        }
-    }
-
-    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
-    /// again from here.
-    pub fn snapshot(&self) -> Dec<'a, Quiet> {
-        self.probe()
-    }
-
-    /// A silent copy of this decoder at the same place, to look ahead.
-    #[inline]
-    fn probe(&self) -> Dec<'a, Quiet> {
+    /// The same decoder at the same place, reporting to `obs` from here on (with an empty
+    /// path: call it between calls).
+    pub fn observed<P: Observer>(&self, obs: P) -> Dec<'a, P> {
         Dec {
             r: self.r.clone(),
             src: self.src,
@@ -168,11 +138,17 @@ impl<'a, O: Observer> Dec<'a, O> {
             query_depth: self.query_depth,
             pointer_budget: self.pointer_budget,
             reserve_budget: self.reserve_budget,
-            obs: Quiet,
+            obs,
             path: Vec::new(),
             frames: Vec::new(),
             pending: None,
         }
+    }
+
+    /// A silent copy of this decoder at the same place: to look ahead, or to run a call
+    /// again from here.
+    pub fn snapshot(&self) -> Dec<'a, Quiet> {
+        self.observed(Quiet)
     }
 
     // ---- the observer's view (all of it compiles away for `Quiet`) --------------------
@@ -244,6 +220,14 @@ impl<'a, O: Observer> Dec<'a, O> {
         let v = read(self)?;
         self.leave();
         Ok(v)
+    }
+    /// `r`, closing the innermost structure if it is a success (the identity for `Quiet`).
+    #[inline(always)]
+    fn left<T>(&mut self, r: Result<T>) -> Result<T> {
+        if r.is_ok() {
+            self.leave();
+        }
+        r
     }
     /// Report a note (a field of no bytes) at the current place.
     #[inline(always)]
@@ -703,6 +687,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             None => Err(err(Status::ERROR, at, format!("NULL {what}"))),
         }
     }
+    #[inline(always)]
     fn required_string(&mut self, what: &str, max: usize) -> Result<Text> {
         let b = self.required_slice(what, max)?;
         Ok(self.text(b))
@@ -827,6 +812,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.u32()
         }
     }
+    #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
         self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
@@ -924,9 +910,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
         self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
-        Self::call_capacity(n, capacity, count_at)?;
-        self.leave();
-        Ok(())
+        let r = Self::call_capacity(n, capacity, count_at);
+        self.left(r)
     }
 
     /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
@@ -952,9 +937,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             out.push(s);
             touch_ahead(self.r.rest(), stride);
         }
-        Self::call_capacity(n, capacity, count_at)?;
-        self.leave();
-        Ok(())
+        let r = Self::call_capacity(n, capacity, count_at);
+        self.left(r)
     }
 
     /// A call's described-mode count tag and count: (values sent, where the count is).
@@ -1005,7 +989,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             // the unknown type is refused first (-16)
             return Ok(false);
         }
-        let mut probe = self.probe();
+        let mut probe = self.snapshot();
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             probe.check_buffer_tag(ty)?;
             let remote = probe.int_tag(ty)?;
@@ -1032,7 +1016,7 @@ impl<'a, O: Observer> Dec<'a, O> {
 
     /// Read the described-mode type of the next record without consuming anything.
     pub fn peek_described_type(&self) -> Result<DataType> {
-        let mut probe = self.probe();
+        let mut probe = self.snapshot();
         let at = probe.at();
         let t = probe.tag()?;
         if t != DataType::INT32 {
@@ -1943,9 +1927,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         };
         self.enter(Seg::Name("value"));
         let vt = self.value_type()?;
-        self.value_payload_into(vt, &mut info.value)?;
-        self.leave();
-        Ok(())
+        let r = self.value_payload_into(vt, &mut info.value);
+        self.left(r)
     }
 
     fn base_info(&mut self) -> Result<Info> {
@@ -2057,9 +2040,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.values_into(ty, n, &mut d.values)
         };
         self.depth -= 1;
-        r?;
-        self.leave();
-        Ok(())
+        self.left(r)
     }
 
     /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
@@ -2178,12 +2159,12 @@ impl<'a, O: Observer> Dec<'a, O> {
             && self.comp.registers(ty, self.rel)
             && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&ty))
         {
-            self.one_into(ty, slot)?;
+            let r = self.one_into(ty, slot);
+            self.left(r)
         } else {
-            self.replace_payload(ty, slot)?;
+            let r = self.replace_payload(ty, slot);
+            self.left(r)
         }
-        self.leave();
-        Ok(())
     }
 
     /// `*slot = value_payload(ty)`.

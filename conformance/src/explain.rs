@@ -19,6 +19,9 @@ pub enum Explanation {
     DecodeField(FieldDiff),
     /// An invalid vector was not refused as expected.
     InvalidInput(InvalidInput),
+    /// Encode gave other bytes: the expected field holding the first differing byte, and
+    /// the walk of the expected bytes around it ([`crate::fieldwalk`]).
+    EncodeField(crate::fieldwalk::EncodeDiff),
 }
 
 /// The first differing field of two JSON values.
@@ -138,6 +141,7 @@ impl Explanation {
     /// Text lines shown under the failure (console, JUnit).
     pub fn lines(&self) -> String {
         match self {
+            Explanation::EncodeField(e) => e.lines(),
             Explanation::DecodeField(d) => format!(
                 "first differing field: {} (everything before it in the decoded items is equal)",
                 d.path

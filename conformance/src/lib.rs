@@ -26,11 +26,14 @@
 //!   is judged, and the classes of statuses.
 //! * [`explain`] — failures that explain themselves: the first differing decoded field, an
 //!   invalid vector's input and expected refusal.
+//! * [`fieldwalk`] — encode mismatches explained field by field, with the first differing
+//!   field's path, from the codec's own decoder.
 //! * [`process`] — child processes spoken to in length-prefixed frames.
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
 pub mod explain;
+pub mod fieldwalk;
 pub mod model;
 pub mod process;
 pub mod protocol;

@@ -332,7 +332,8 @@ pub fn codec_capabilities(name: &str) -> Capabilities {
     }
 }
 
-fn codec_for(component: &str, buffer: &str, release: &str) -> Result<Codec, String> {
+/// The codec a request names (component, buffer kind, release), or why there is none.
+pub fn codec_for(component: &str, buffer: &str, release: &str) -> Result<Codec, String> {
     let c: Component = component.parse()?;
     let k: BufferKind = buffer.parse()?;
     let r: Release = release.parse()?;

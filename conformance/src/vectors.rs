@@ -21,13 +21,14 @@
 //! ([`crate::xfail`]) match on it.
 
 use crate::explain::{self, Explanation, FieldDiff, InvalidInput, Refusal};
+use crate::fieldwalk;
 use crate::report::{CaseResult, Origin, Outcome, Report};
 use crate::status_mode::{Accepted, StatusMode};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
 use pmix_codec::json;
 use pmix_codec::vectors::{self as vf, Phase, Vector, VectorFile};
-use pmix_codec::{BufferKind, Component, DataType, Item, Release, Status};
+use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Release, Status};
 use serde_json::Value as J;
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -348,6 +349,8 @@ struct Verdict {
     outcome: Outcome,
     signature: Option<String>,
     diff: Option<String>,
+    /// Where it failed, when there is more to say than the signature (the field's path).
+    detail: Option<String>,
     /// The failure in detail ([`crate::explain`]).
     explanation: Option<Explanation>,
     /// A pass that only a lenient `--status` mode allowed: what was accepted.
@@ -360,6 +363,7 @@ impl Verdict {
             outcome: Outcome::Pass,
             signature: None,
             diff: None,
+            detail: None,
             explanation: None,
             lenient: None,
         }
@@ -376,6 +380,7 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            detail: None,
             explanation: None,
             lenient: None,
         }
@@ -387,6 +392,7 @@ impl Verdict {
             },
             signature: Some(sig.into()),
             diff: None,
+            detail: None,
             explanation: None,
             lenient: None,
         }
@@ -398,6 +404,7 @@ impl Verdict {
             },
             signature: None,
             diff: None,
+            detail: None,
             explanation: None,
             lenient: None,
         }
@@ -673,12 +680,16 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: Status
                     }
                     Some(got) => {
                         if let Some(d) = hex_diff(&wire, &got) {
-                            let mut verdict = Verdict::fail(
-                                format!("encode-bytes@{}", d.offset),
-                                d.expected,
-                                d.actual,
-                            );
+                            let signature = format!("encode-bytes@{}", d.offset);
+                            let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
                             verdict.diff = Some(d.marker);
+                            let codec =
+                                Codec::new(set.component, set.kind).with_release(set.release);
+                            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+                            if let Some(f) = fieldwalk::explain(&codec, &types, &wire, &got) {
+                                verdict.detail = Some(format!("{signature} in {}", f.field.path));
+                                verdict = verdict.explained(Explanation::EncodeField(f));
+                            }
                             return verdict;
                         }
                     }
@@ -800,7 +811,7 @@ pub fn run_in(
                 requirement: case.requirement.clone(),
                 group: case.set.label.clone(),
                 outcome: verdict.outcome,
-                detail: verdict.signature.clone(),
+                detail: verdict.detail.or(verdict.signature.clone()),
                 diff: verdict.diff,
                 duration: t0.elapsed(),
             },

@@ -15,44 +15,15 @@
 
 use pmix_codec::observe::{Field, Observer, Path, Seg};
 use pmix_codec::vectors::VectorFile;
-use pmix_codec::{json, Codec, DataType, DecodeOptions, Error};
+use pmix_codec::{json, BufferKind, Codec, DataType, DecodeOptions, Error};
+use pmix_conformance::vectors::{default_dir, load_dir};
 use pmix_wire::cli::inspect::{dissect, Node};
-use std::path::{Path as FsPath, PathBuf};
 
+/// Every golden vector file of the repository, as the conformance runner loads them.
 fn vector_files() -> Vec<(String, VectorFile)> {
-    fn walk(dir: &FsPath, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors");
-    let mut paths = Vec::new();
-    walk(&dir, &mut paths);
-    let files: Vec<(String, VectorFile)> = paths
-        .iter()
-        .filter_map(|p| {
-            let text = std::fs::read_to_string(p).unwrap();
-            // Only vector files (the directory also holds other JSON).
-            let f = VectorFile::from_json(&text).ok()?;
-            Some((p.display().to_string(), f))
-        })
-        .collect();
-    assert!(
-        files.len() > 50,
-        "only {} vector files under {}",
-        files.len(),
-        dir.display()
-    );
-    files
+    let sets = load_dir(&default_dir()).expect("the vectors load");
+    assert!(sets.len() > 50, "only {} vector files", sets.len());
+    sets.into_iter().map(|s| (s.label, s.file)).collect()
 }
 
 /// Leaf fields with bytes, in tree order.
@@ -179,6 +150,27 @@ fn check(codec: &Codec, bytes: &[u8], types: &[DataType], what: &str) {
     }
 }
 
+/// A fully described buffer read without types (each call's type discovered from its
+/// tags): the dissection's verdict is `decode_described`'s, and its fields end where the
+/// buffer ends or before the failing byte.
+fn discovered(codec: &Codec, bytes: &[u8], what: &str) {
+    let plain = codec.decode_described(bytes);
+    let d = dissect(codec, bytes, None);
+    let mut fields = Vec::new();
+    leaves(&d.items_tree, &mut fields);
+    let end = fields.last().map(|f| f.offset + f.len).unwrap_or(0);
+    match plain {
+        Ok(items) => {
+            assert!(d.error.is_none(), "{what} (discovered): {:?}", d.error);
+            assert_eq!(d.items, items.len(), "{what} (discovered)");
+            assert_eq!(end, bytes.len(), "{what} (discovered)");
+        }
+        Err(e) => {
+            assert_eq!(d.error.as_ref(), Some(&e), "{what} (discovered)");
+        }
+    }
+}
+
 #[test]
 fn the_dissection_ends_where_decoding_ends_and_fails_where_it_fails() {
     let mut checked = 0usize;
@@ -200,6 +192,9 @@ fn the_dissection_ends_where_decoding_ends_and_fails_where_it_fails() {
                 let bytes = pmix_wire::hex::decode(&v.wire).expect("hex");
                 let what = format!("{path} #{} as_written={as_written}", v.id);
                 check(&codec, &bytes, &types, &what);
+                if codec.kind == BufferKind::FullyDescribed {
+                    discovered(&codec, &bytes, &what);
+                }
                 checked += 1;
                 if codec.decode(&bytes, &types).is_err() {
                     failures += 1;

@@ -6,7 +6,9 @@
 //! ```
 //!
 //! Hidden flags make it misbehave on purpose, to prove the runner copes:
-//! `--break flip-byte` flips one byte of every encode result; `--break crash|hang|garbage|slow`
+//! `--break flip-byte` flips one byte of every encode result; `--break proc-rank-2-bytes`
+//! packs every PROC rank as 2 big-endian bytes (a classic width bug: the runner must name
+//! the field, `...PROC.rank`, not only a byte offset); `--break crash|hang|garbage|slow`
 //! aborts, hangs, writes a frame that is not JSON, or answers after `--delay-ms`;
 //! `--break status-class|status-other` refuses with another status of the same class / of
 //! another class (for `--status class|reject`); `--break decode-rank` decodes every PROC
@@ -15,10 +17,13 @@
 
 use clap::{Parser, ValueEnum};
 use pmix_codec::json;
+use pmix_codec::observe::{Field, Observer, Seg};
 use pmix_codec::Status;
 use pmix_conformance::process::write_frame;
 use pmix_conformance::status_mode::StatusClass;
-use pmix_conformance::testee::{codec_capabilities, codec_reply, serve, unhex, Reply, Request};
+use pmix_conformance::testee::{
+    codec_capabilities, codec_for, codec_reply, serve, unhex, Reply, Request,
+};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -26,6 +31,9 @@ use std::process::ExitCode;
 enum Break {
     /// Flip the middle byte of every encode result.
     FlipByte,
+    /// Pack every PROC rank as 2 big-endian bytes instead of the component's encoding.
+    #[value(name = "proc-rank-2-bytes")]
+    ProcRank2Bytes,
     /// Abort the process.
     Crash,
     /// Never answer.
@@ -118,6 +126,57 @@ fn first_type(req: &Request) -> Option<String> {
     json::parse_type(&t).ok().map(|t| t.to_string())
 }
 
+/// Where the PROC ranks of a buffer are: (offset, length, value), found by the codec's
+/// decoder narrating the correct bytes.
+#[derive(Default)]
+struct Ranks(Vec<(usize, usize, u32)>);
+
+impl Observer for Ranks {
+    fn field(&mut self, f: &Field<'_>) {
+        if let (Some(Seg::Name("rank")), pmix_codec::observe::Meaning::Int { value, .. }) =
+            (f.path.0.last(), f.meaning)
+        {
+            self.0.push((f.offset, f.len, value as u32));
+        }
+    }
+}
+
+/// `bytes` (the correct encoding of `req`) with every PROC rank packed as 2 big-endian
+/// bytes; `None` when it has no rank.
+fn ranks_as_two_bytes(req: &Request, bytes: &[u8]) -> Option<Vec<u8>> {
+    let Request::Encode {
+        component,
+        buffer,
+        release,
+        items,
+    } = req
+    else {
+        return None;
+    };
+    let codec = codec_for(component, buffer, release).ok()?;
+    let types: Vec<pmix_codec::DataType> = json::items_from_json(items)
+        .ok()?
+        .iter()
+        .map(|i| i.ty)
+        .collect();
+    let mut ranks = Ranks::default();
+    codec
+        .decode_observed(bytes, Some(&types), &mut ranks)
+        .ok()?;
+    if ranks.0.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    for (offset, len, rank) in ranks.0 {
+        out.extend_from_slice(&bytes[at..offset]);
+        out.extend_from_slice(&(rank as u16).to_be_bytes());
+        at = offset + len;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    Some(out)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut caps = codec_capabilities("pmix-testee");
@@ -150,6 +209,13 @@ fn main() -> ExitCode {
                     }
                 }
             }
+            Some(Break::ProcRank2Bytes) => {
+                if let (Request::Encode { .. }, Reply::Ok { wire: Some(w), .. }) = (req, &reply) {
+                    if let Some(b) = unhex(w).and_then(|b| ranks_as_two_bytes(req, &b)) {
+                        reply = Reply::wire(&b);
+                    }
+                }
+            }
             Some(b) if triggered(req) => match b {
                 Break::Crash => {
                     eprintln!("pmix-testee: deliberate crash on {} request", req.op());
@@ -176,7 +242,7 @@ fn main() -> ExitCode {
                         bump_ranks(j);
                     }
                 }
-                Break::FlipByte => {}
+                Break::FlipByte | Break::ProcRank2Bytes => {}
                 Break::Garbage => {
                     // A well-framed answer that is not JSON; the runner kills us anyway.
                     let mut out = std::io::stdout().lock();
