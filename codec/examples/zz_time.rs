@@ -5,6 +5,7 @@ use std::time::Instant;
 fn main() {
     let w = match std::env::args().nth(1).as_deref() {
         Some("info") => workloads::Workload::Info,
+        Some("bytes") => workloads::Workload::Bytes,
         _ => workloads::Workload::Proc,
     };
     let comp: Component = std::env::args()
