@@ -8,12 +8,19 @@ fn main() {
         let t = Instant::now();
         let mut v: Vec<Value> = Vec::with_capacity(n);
         for (i, k) in keys.iter().enumerate() {
-            v.push(Value::Info(Box::new(Info { key: Text::copy_from(k.as_bytes()), flags: 0, value: Value::Uint32(i as u32) })));
+            v.push(Value::Info(Box::new(Info {
+                key: Text::copy_from(k.as_bytes()),
+                flags: 0,
+                value: Value::Uint32(i as u32),
+            })));
         }
         let d = t.elapsed().as_secs_f64();
         std::hint::black_box(&v);
         drop(v);
         best = best.min(d);
     }
-    println!("floor: {:.1} ns per INFO (alloc + build + push)", best * 1e9 / n as f64);
+    println!(
+        "floor: {:.1} ns per INFO (alloc + build + push)",
+        best * 1e9 / n as f64
+    );
 }

@@ -10,7 +10,8 @@ use pmix_codec::wire::{put_flex, zigzag};
 use pmix_codec::*;
 use std::process::Command;
 
-const CHILD: &str = "PMIX_WIRE_H1_CHILD";
+/// Set in a child process to the name of the test it runs under the limit.
+const CHILD: &str = "PMIX_WIRE_LIMITED_CHILD";
 
 /// The H1 message: one v61 non-described INFO call whose count is 2^31-1, followed by
 /// 16 MiB of `filler` after one well-formed INFO.
@@ -33,11 +34,37 @@ fn dense_message() -> Vec<u8> {
     m
 }
 
-const DENSE_CHILD: &str = "PMIX_WIRE_DENSE_CHILD";
+/// Whether this process is the child that runs `test` under the limit.
+fn is_child(test: &str) -> bool {
+    std::env::var(CHILD).is_ok_and(|t| t == test)
+}
+
+/// Run this test binary's `test` again in a child process under `ulimit -v 1000000`
+/// (about 1 GB of address space); the child must exit normally. Its standard output.
+fn under_1gb(test: &str) -> String {
+    let exe = std::env::current_exe().expect("test binary");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 1000000 && exec "$0" --exact "$1" --nocapture --test-threads 1"#)
+        .arg(&exe)
+        .arg(test)
+        .env(CHILD, test)
+        .output()
+        .expect("run the child under ulimit");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{test}: the decoder did not survive a 1 GB address-space limit: {:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+    stdout
+}
 
 #[test]
 fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
-    if std::env::var_os(DENSE_CHILD).is_some() {
+    const TEST: &str = "a_dense_message_too_big_for_memory_is_refused_not_aborted";
+    if is_child(TEST) {
         let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
         let e = codec
             .decode(&dense_message(), &[DataType::UINT8])
@@ -45,30 +72,17 @@ fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
         println!("dense: {} ({})", e.status, e.reason);
         return;
     }
-    let exe = std::env::current_exe().expect("test binary");
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 1000000 && exec "$0" --exact a_dense_message_too_big_for_memory_is_refused_not_aborted --nocapture --test-threads 1"#)
-        .arg(&exe)
-        .env(DENSE_CHILD, "1")
-        .output()
-        .expect("run the child under ulimit");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the decoder aborted under a 1 GB limit: {:?}\n{stdout}\n{stderr}",
-        out.status
-    );
+    let stdout = under_1gb(TEST);
     assert!(
         stdout.contains("dense: PMIX_ERR_NOMEM (-32)"),
-        "the refusal is PMIX_ERR_NOMEM:\n{stdout}\n{stderr}"
+        "the refusal is PMIX_ERR_NOMEM:\n{stdout}"
     );
 }
 
 #[test]
 fn h1_lying_info_count_under_a_1gb_address_space() {
-    if std::env::var_os(CHILD).is_some() {
+    const TEST: &str = "h1_lying_info_count_under_a_1gb_address_space";
+    if is_child(TEST) {
         // The child: decode under the limit and say how it ended.
         let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
         for filler in [0x00, 0xff] {
@@ -79,25 +93,11 @@ fn h1_lying_info_count_under_a_1gb_address_space() {
         }
         return;
     }
-    let exe = std::env::current_exe().expect("test binary");
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 1000000 && exec "$0" --exact h1_lying_info_count_under_a_1gb_address_space --nocapture --test-threads 1"#)
-        .arg(&exe)
-        .env(CHILD, "1")
-        .output()
-        .expect("run the child under ulimit");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the decoder did not survive a 1 GB address-space limit: {:?}\n{stdout}\n{stderr}",
-        out.status
-    );
+    let stdout = under_1gb(TEST);
     assert_eq!(
         stdout.matches("H1 filler").count(),
         2,
-        "every message was decoded to an error:\n{stdout}\n{stderr}"
+        "every message was decoded to an error:\n{stdout}"
     );
 }
 
