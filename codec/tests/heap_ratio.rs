@@ -10,27 +10,11 @@
 mod hostile;
 
 use pmix_codec::{Bytes, Value};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), SeqCst) + l.size();
-        PEAK.fetch_max(now, SeqCst);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), SeqCst);
-        unsafe { System.dealloc(p, l) }
-    }
-}
+#[path = "../benches/support/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static A: Counting = Counting;
+static A: counting::Counting = counting::Counting;
 
 #[test]
 fn hostile_classes_stay_within_their_bounds() {
@@ -38,10 +22,8 @@ fn hostile_classes_stay_within_their_bounds() {
     let mut report = Vec::new();
     for h in hostile::classes(size) {
         let input = Bytes::from(h.bytes.clone());
-        let base = LIVE.load(SeqCst);
-        PEAK.store(base, SeqCst);
-        let result = h.codec.decode_calls(&input, &[(h.ty, usize::MAX)]);
-        let peak = PEAK.load(SeqCst) - base;
+        let (result, peak) =
+            counting::peak_during(|| h.codec.decode_calls(&input, &[(h.ty, usize::MAX)]));
         drop(result);
         let ratio = peak as f64 / input.len() as f64;
         // lying counts: refused, having reserved next to nothing
