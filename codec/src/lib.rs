@@ -55,7 +55,7 @@ pub fn empty_record_at_end_fails(component: Component, ty: DataType) -> bool {
     component.family() == Family::Modern && quirks::modern_int_entry(ty)
 }
 pub use encode::MAX_ARRAY_DEPTH;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorDetails, Result};
 pub use status::Status;
 pub use types::DataType;
 pub use value::*;

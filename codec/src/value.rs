@@ -75,12 +75,22 @@ impl Text {
     #[inline(always)]
     pub(crate) fn inline_prefix(chunk: &[u8; Self::INLINE + 1], len: usize) -> Self {
         debug_assert!(len <= Self::INLINE);
-        let mut w = *chunk;
-        w[Self::INLINE] = len as u8;
-        // SAFETY: `Inline` is `repr(C)`: 23 bytes of `buf` then `len`, 24 bytes with no
-        // padding, and every bit pattern is valid for both fields.
+        // Built as three words in registers, the length or-ed into the last one: a byte
+        // store of the length followed by word loads of the same memory stalls the CPU's
+        // store forwarding (measured: a quarter of an INFO's decode).
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&chunk[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(w)
+        };
+        let last = (word(2) & !(0xff << 56)) | ((len as u64) << 56);
+        let words = [word(0), word(1), last].map(|w| u64::from_ne_bytes(w.to_le_bytes()));
+        // SAFETY: `Inline` is `repr(C, align(8))`: 23 bytes of `buf` then `len`, 24 bytes
+        // with no padding, and every bit pattern is valid for both fields; the words are
+        // laid out in memory as the little-endian bytes of the chunk with its last byte
+        // replaced by `len`.
         Text(Repr::Inline(unsafe {
-            std::mem::transmute::<[u8; Self::INLINE + 1], Inline>(w)
+            std::mem::transmute::<[u64; 3], Inline>(words)
         }))
     }
     /// `b` itself if it is longer than [`Text::INLINE`], else an inline copy of it.

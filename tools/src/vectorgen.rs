@@ -233,11 +233,14 @@ impl Judge for CodecJudge {
 fn codec_pack(codec: Codec, items: &[Item]) -> Packed {
     match codec.encode(items) {
         Ok(b) => Packed::Ok(b),
-        Err(e) => Packed::Err {
-            status: e.status.0,
-            index: e.item,
-            partial: e.partial,
-        },
+        Err(e) => {
+            let e = e.into_details();
+            Packed::Err {
+                status: e.status.0,
+                index: e.item,
+                partial: e.partial,
+            }
+        }
     }
 }
 
