@@ -246,6 +246,38 @@ impl Enc {
         }
         Ok(())
     }
+    /// A non-NULL string held in a [`Text`]: an inline one is copied as one fixed-size
+    /// block (the bytes after its length are overwritten by the NUL and what follows),
+    /// cheaper than a copy of exactly its length.
+    #[inline(always)]
+    fn text_required(&mut self, t: &Text) -> Result<()> {
+        let Some(block) = t.inline_block() else {
+            return self.string(Some(t.as_bytes()));
+        };
+        let blen = block[Text::INLINE] as usize;
+        let n = blen + 1;
+        self.out.reserve(10 + block.len());
+        let len = self.out.len();
+        let spare = self.out.spare_capacity_mut();
+        let head = match self.fam {
+            Family::Modern => flex_into(zigzag(n as i64), spare),
+            _ => {
+                for (slot, byte) in spare.iter_mut().zip((n as i32).to_be_bytes()) {
+                    slot.write(byte);
+                }
+                4
+            }
+        };
+        let dst = &mut spare[head..head + block.len()];
+        // SAFETY: `dst` is `block.len()` bytes of the vector's spare room, which cannot
+        // overlap `block` (borrowed from a value, not from the output).
+        unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), dst.as_mut_ptr().cast::<u8>(), 24) };
+        spare[head + blen].write(0);
+        // SAFETY: the `head + n` bytes after `len` were just written (`n <= 24`), within
+        // the capacity reserved above (a prefix takes at most 10 bytes).
+        unsafe { self.out.set_len(len + head + n) };
+        Ok(())
+    }
     #[inline]
     fn text(&mut self, t: &NullableText) -> Result<()> {
         self.string(t.as_ref().map(|t| t.as_bytes()))
@@ -269,7 +301,7 @@ impl Enc {
     }
     #[inline]
     fn proc(&mut self, p: &Proc) -> Result<()> {
-        self.string(Some(&p.nspace[..]))?;
+        self.text_required(&p.nspace)?;
         self.proc_rank(p.rank);
         Ok(())
     }
@@ -816,7 +848,7 @@ impl Enc {
     }
 
     fn info(&mut self, i: &Info) -> Result<()> {
-        self.string(Some(&i.key[..]))?;
+        self.text_required(&i.key)?;
         if self.fam != Family::Legacy12 {
             self.u32(i.flags);
         }

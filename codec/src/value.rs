@@ -93,6 +93,16 @@ impl Text {
             std::mem::transmute::<[u64; 3], Inline>(words)
         }))
     }
+    /// The inline storage (the bytes, padding, and the length last) when the text is
+    /// stored inline: the encoder copies it as one fixed-size block.
+    #[inline(always)]
+    pub(crate) fn inline_block(&self) -> Option<&[u8; Self::INLINE + 1]> {
+        match &self.0 {
+            // SAFETY: `Inline` is `repr(C)`, 24 bytes of plain bytes with no padding.
+            Repr::Inline(i) => Some(unsafe { &*(i as *const Inline).cast::<[u8; 24]>() }),
+            Repr::Shared(_) => None,
+        }
+    }
     /// `b` itself if it is longer than [`Text::INLINE`], else an inline copy of it.
     #[inline]
     pub fn from_shared(b: Bytes) -> Self {

@@ -16,14 +16,26 @@ fn version(v: &str) -> Vec<u64> {
 #[test]
 fn no_locked_dependency_needs_a_newer_rust_than_the_workspace_declares() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo metadata");
+    let metadata = |offline: bool| {
+        let mut c = Command::new(&cargo);
+        c.args(["metadata", "--format-version", "1", "--locked"]);
+        if offline {
+            c.arg("--offline");
+        }
+        c.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo metadata")
+    };
+    // Offline first; a fresh machine has not downloaded the other platforms' packages
+    // (e.g. Windows-only ones) that metadata lists, so then cargo may fetch them.
+    let mut out = metadata(true);
+    if !out.status.success() {
+        out = metadata(false);
+    }
     assert!(
         out.status.success(),
-        "cargo metadata failed: {}",
+        "cargo metadata failed, offline and then online (it needs every locked package, \
+         for every platform, downloaded or downloadable): {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
