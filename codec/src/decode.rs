@@ -57,7 +57,19 @@ pub(crate) struct Dec<'a, O: Observer = Quiet> {
     pending: Option<Seg>,
     /// Bytes of room this decode may still reserve ahead of decoding (`Dec::make_room`).
     reserve_budget: usize,
+    /// Whether a VALUE of every type in [`QUICK_VALUE_TYPES`] passes `value_payload`'s
+    /// checks (family, registration, release refusals): decided once, not per value.
+    quick_values: bool,
 }
+
+/// The value types an INFO usually carries, read inline by `Dec::info_quiet`.
+const QUICK_VALUE_TYPES: [DataType; 5] = [
+    DataType::BOOL,
+    DataType::UINT32,
+    DataType::UINT64,
+    DataType::STRING,
+    DataType::PROC,
+];
 
 /// How many POINTER values beyond the input's length one decode may produce.
 const POINTER_SLACK: u64 = 4096;
@@ -98,6 +110,12 @@ impl<'a> Dec<'a, Quiet> {
             query_depth: 0,
             pointer_budget: bytes.len() as u64 + POINTER_SLACK,
             reserve_budget: bytes.len().saturating_mul(RESERVE_PER_INPUT_BYTE),
+            quick_values: matches!(comp.family(), Family::Converged | Family::Modern)
+                && QUICK_VALUE_TYPES.iter().all(|ty| {
+                    !quirks::VALUE_REFUSED_TYPES.contains(ty)
+                        && comp.registers(*ty, rel)
+                        && !(!opts.as_written && rel.profile().value_unpack_refuses.contains(ty))
+                }),
             obs: Quiet,
             path: Vec::new(),
             frames: Vec::new(),
@@ -138,6 +156,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             query_depth: self.query_depth,
             pointer_budget: self.pointer_budget,
             reserve_budget: self.reserve_budget,
+            quick_values: self.quick_values,
             obs,
             path: Vec::new(),
             frames: Vec::new(),
@@ -1986,27 +2005,19 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.u32()?
         };
         let vt = self.value_type()?;
-        let hot = matches!(
-            vt,
-            DataType::BOOL
-                | DataType::UINT32
-                | DataType::UINT64
-                | DataType::STRING
-                | DataType::PROC
-        ) && matches!(self.fam, Family::Converged | Family::Modern)
-            && !quirks::VALUE_REFUSED_TYPES.contains(&vt)
-            && self.comp.registers(vt, self.rel)
-            && !(self.as_read() && self.rel.profile().value_unpack_refuses.contains(&vt));
-        let value = if !hot {
-            self.value_payload(vt)?
-        } else {
-            match vt {
-                DataType::BOOL => Value::Bool(self.u8()? != 0),
-                DataType::UINT32 => Value::Uint32(self.u32()?),
-                DataType::UINT64 => Value::Uint64(self.u64()?),
-                DataType::STRING => Value::String(self.string()?),
-                _ => Value::Proc(self.proc()?),
+        let value = match vt {
+            DataType::BOOL if self.quick_values => Value::Bool(self.u8()? != 0),
+            DataType::UINT32 if self.quick_values => Value::Uint32(self.u32()?),
+            DataType::UINT64 if self.quick_values => Value::Uint64(self.u64()?),
+            DataType::STRING if self.quick_values => {
+                // `string`, inline: its result read back from memory stalled
+                Value::String(match self.string_slice()? {
+                    Some(b) => Some(self.text(b)),
+                    None => None,
+                })
             }
+            DataType::PROC if self.quick_values => Value::Proc(self.proc()?),
+            _ => self.value_payload(vt)?,
         };
         Ok(Info { key, flags, value })
     }
