@@ -114,7 +114,7 @@ impl<'a> Dec<'a, Quiet> {
                 && QUICK_VALUE_TYPES.iter().all(|ty| {
                     !quirks::VALUE_REFUSED_TYPES.contains(ty)
                         && comp.registers(*ty, rel)
-                        && !(!opts.as_written && rel.profile().value_unpack_refuses.contains(ty))
+                        && (opts.as_written || !rel.profile().value_unpack_refuses.contains(ty))
                 }),
             obs: Quiet,
             path: Vec::new(),
@@ -2011,10 +2011,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::UINT64 if self.quick_values => Value::Uint64(self.u64()?),
             DataType::STRING if self.quick_values => {
                 // `string`, inline: its result read back from memory stalled
-                Value::String(match self.string_slice()? {
-                    Some(b) => Some(self.text(b)),
-                    None => None,
-                })
+                Value::String(self.string_slice()?.map(|b| self.text(b)))
             }
             DataType::PROC if self.quick_values => Value::Proc(self.proc()?),
             _ => self.value_payload(vt)?,
