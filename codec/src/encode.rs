@@ -21,6 +21,22 @@ pub(crate) struct Enc {
     depth: u32,
 }
 
+/// A string's length prefix (`n` = its bytes and NUL) written at the start of `spare`
+/// (at least 10 bytes): a zigzag flex integer in the modern family, else a big-endian
+/// INT32. Returns how many bytes it took.
+#[inline(always)]
+fn string_prefix(fam: Family, n: usize, spare: &mut [std::mem::MaybeUninit<u8>]) -> usize {
+    match fam {
+        Family::Modern => flex_into(zigzag(n as i64), spare),
+        _ => {
+            for (slot, byte) in spare.iter_mut().zip((n as i32).to_be_bytes()) {
+                slot.write(byte);
+            }
+            4
+        }
+    }
+}
+
 fn fail(status: Status, reason: impl Into<String>) -> Error {
     Error::new(status, 0, reason)
 }
@@ -226,15 +242,7 @@ impl Enc {
                 self.out.reserve(n + 10);
                 let len = self.out.len();
                 let spare = self.out.spare_capacity_mut();
-                let head = match self.fam {
-                    Family::Modern => flex_into(zigzag(n as i64), spare),
-                    _ => {
-                        for (slot, byte) in spare.iter_mut().zip((n as i32).to_be_bytes()) {
-                            slot.write(byte);
-                        }
-                        4
-                    }
-                };
+                let head = string_prefix(self.fam, n, spare);
                 for (slot, byte) in spare[head..].iter_mut().zip(b) {
                     slot.write(*byte);
                 }
@@ -259,15 +267,7 @@ impl Enc {
         self.out.reserve(10 + block.len());
         let len = self.out.len();
         let spare = self.out.spare_capacity_mut();
-        let head = match self.fam {
-            Family::Modern => flex_into(zigzag(n as i64), spare),
-            _ => {
-                for (slot, byte) in spare.iter_mut().zip((n as i32).to_be_bytes()) {
-                    slot.write(byte);
-                }
-                4
-            }
-        };
+        let head = string_prefix(self.fam, n, spare);
         let dst = &mut spare[head..head + block.len()];
         // SAFETY: `dst` is `block.len()` bytes of the vector's spare room, which cannot
         // overlap `block` (borrowed from a value, not from the output).

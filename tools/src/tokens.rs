@@ -595,37 +595,26 @@ impl<'a> Tokens<'a> {
             DataType::DEVTYPE => Value::Devtype(self.num()?),
             DataType::LOCTYPE => Value::Loctype(self.num()?),
             DataType::PROC_NSPACE => Value::ProcNspace(self.req_text()?),
-            DataType::PROC_STATS => {
-                let node = self.text()?;
-                let proc = self.proc()?;
-                let pid = self.num()?;
-                let cmd = self.text()?;
-                let state = self.num()?;
-                let time = self.timeval()?;
-                let priority = self.num()?;
-                let num_threads = self.num()?;
-                let pss = self.f32()?;
-                let vsize = self.f32()?;
-                let rss = self.f32()?;
-                let _peak = self.f32()?;
-                let processor = self.num()?;
-                let sample_time = self.timeval()?;
-                Value::ProcStats(Box::new(ProcStats {
-                    node,
-                    proc,
-                    pid,
-                    cmd,
-                    state,
-                    time,
-                    priority,
-                    num_threads,
-                    pss,
-                    vsize,
-                    rss,
-                    processor,
-                    sample_time,
-                }))
-            }
+            // fields in token order (a struct literal evaluates its fields as written);
+            // the unread `peak_vsize` token comes between `rss` and `processor`
+            DataType::PROC_STATS => Value::ProcStats(Box::new(ProcStats {
+                node: self.text()?,
+                proc: self.proc()?,
+                pid: self.num()?,
+                cmd: self.text()?,
+                state: self.num()?,
+                time: self.timeval()?,
+                priority: self.num()?,
+                num_threads: self.num()?,
+                pss: self.f32()?,
+                vsize: self.f32()?,
+                rss: self.f32()?,
+                processor: {
+                    let _peak_vsize = self.f32()?;
+                    self.num()?
+                },
+                sample_time: self.timeval()?,
+            })),
             DataType::DISK_STATS => Value::DiskStats(Box::new(self.disk()?)),
             DataType::NET_STATS => Value::NetStats(Box::new(self.net()?)),
             DataType::NODE_STATS => {
