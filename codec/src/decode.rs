@@ -60,6 +60,10 @@ pub(crate) struct Dec<'a, O: Observer = Quiet> {
     /// Whether a VALUE of every type in [`QUICK_VALUE_TYPES`] passes `value_payload`'s
     /// checks (family, registration, release refusals): decided once, not per value.
     quick_values: bool,
+    /// The release's string rules, read once (`Profile::string_forces_nul`,
+    /// `Profile::negative_string_is_null`).
+    string_forces_nul: bool,
+    negative_string_is_null: bool,
 }
 
 /// The value types an INFO usually carries, read inline by `Dec::info_quiet`.
@@ -116,6 +120,8 @@ impl<'a> Dec<'a, Quiet> {
                         && comp.registers(*ty, rel)
                         && (opts.as_written || !rel.profile().value_unpack_refuses.contains(ty))
                 }),
+            string_forces_nul: rel.profile().string_forces_nul,
+            negative_string_is_null: rel.profile().negative_string_is_null,
             obs: Quiet,
             path: Vec::new(),
             frames: Vec::new(),
@@ -157,6 +163,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             pointer_budget: self.pointer_budget,
             reserve_budget: self.reserve_budget,
             quick_values: self.quick_values,
+            string_forces_nul: self.string_forces_nul,
+            negative_string_is_null: self.negative_string_is_null,
             obs,
             path: Vec::new(),
             frames: Vec::new(),
@@ -663,7 +671,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         if self.fam == Family::Legacy12 {
             self.taint_limit(len, at, "string length")?;
         }
-        if len == 0 || (len < 0 && self.rel.profile().negative_string_is_null) {
+        if len == 0 || (len < 0 && self.negative_string_is_null) {
             self.unname();
             return Ok(None);
         }
@@ -677,7 +685,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let body_at = self.mark();
         let body = self.r.take(len as usize)?;
         // Master forces the last byte to NUL; 4.2.2 keeps it. A C reader stops at the first NUL.
-        let body = if self.rel.profile().string_forces_nul {
+        let body = if self.string_forces_nul {
             &body[..body.len() - 1]
         } else {
             body
@@ -2455,11 +2463,22 @@ fn first_nul(b: &[u8]) -> usize {
         }
         at += 8;
     }
-    at + chunks
-        .remainder()
-        .iter()
-        .position(|c| *c == 0)
-        .unwrap_or(chunks.remainder().len())
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return at;
+    }
+    if b.len() >= 8 {
+        // The last eight bytes, overlapping the words already read: those had no zero, so
+        // the lowest flagged byte of this word is still the first zero after them.
+        let w = u64::from_le_bytes(b[b.len() - 8..].try_into().expect("eight bytes"));
+        let z = w.wrapping_sub(LO) & !w & HI;
+        return if z != 0 {
+            b.len() - 8 + (z.trailing_zeros() / 8) as usize
+        } else {
+            b.len()
+        };
+    }
+    rest.iter().position(|c| *c == 0).unwrap_or(rest.len())
 }
 
 #[cfg(test)]
