@@ -2012,7 +2012,12 @@ impl<'a, O: Observer> Dec<'a, O> {
         } else {
             self.u32()?
         };
-        let vt = self.value_type()?;
+        // `value_type`, its common families inline (nobody observes the tag here)
+        let vt = match self.fam {
+            Family::Converged => DataType(self.r.be16()?),
+            Family::Modern => DataType(self.flex(2)? as u16),
+            _ => self.value_type()?,
+        };
         let value = match vt {
             DataType::BOOL if self.quick_values => Value::Bool(self.u8()? != 0),
             DataType::UINT32 if self.quick_values => Value::Uint32(self.u32()?),
