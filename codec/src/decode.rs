@@ -1116,6 +1116,14 @@ impl<'a, O: Observer> Dec<'a, O> {
         let reuse = out.len();
         if ty == DataType::BYTE_OBJECT {
             self.byte_objects_into(out)?;
+        } else if !O::ACTIVE && ty == DataType::PROC {
+            // built in registers and assigned in place (see `fill`)
+            for slot in out.iter_mut() {
+                match slot {
+                    Value::Proc(p) => *p = self.proc()?,
+                    slot => self.one_into(ty, slot)?,
+                }
+            }
         } else {
             for (i, slot) in out.iter_mut().enumerate() {
                 self.enter(Seg::Index(i));
