@@ -170,7 +170,7 @@ impl Codec {
     /// has grown to the largest message.
     ///
     /// On error `out` holds the bytes OpenPMIx leaves in the buffer (also in
-    /// [`Error::partial`]).
+    /// [`ErrorDetails::partial`]).
     ///
     /// ```
     /// use pmix_codec::{BufferKind, Codec, Component, Item, Value};
@@ -477,7 +477,7 @@ impl Codec {
 /// `PMIx_Data_pack` calls: the bytes are those [`Codec::encode`] gives for the same calls,
 /// appended to the buffer the packer was made with (which gets them back when the packer
 /// is dropped). A call that fails leaves what [`Codec::encode_into`] leaves for it, and its
-/// [`Error::item`] counts the calls made.
+/// [`ErrorDetails::item`] counts the calls made.
 ///
 /// [`Packer::pack_byte_objects`] packs a BYTE_OBJECT call from the caller's slices (the
 /// way a C caller hands `PMIx_Data_pack` an array of `pmix_byte_object_t`), without
@@ -506,7 +506,7 @@ pub struct Packer<'b> {
     enc: encode::Enc,
     /// Where the bytes go back when the packer is dropped.
     dest: &'b mut Vec<u8>,
-    /// Calls made so far (the next call's [`Error::item`]).
+    /// Calls made so far (the next call's [`ErrorDetails::item`]).
     calls: usize,
 }
 
@@ -549,7 +549,7 @@ impl Drop for Packer<'_> {
 /// Unpack calls one at a time from one buffer (see [`Codec::unpacker`]), like successive
 /// `PMIx_Data_unpack` calls: [`Unpacker::unpack`] and [`Unpacker::unpack_into`] give what
 /// [`Codec::decode_calls`] gives for the same calls, errors included (the error's
-/// [`Error::item`] counts the calls made). After an error the position is unspecified, as
+/// [`ErrorDetails::item`] counts the calls made). After an error the position is unspecified, as
 /// in a C buffer; make no further calls.
 ///
 /// [`Unpacker::unpack_byte_objects`] reads a BYTE_OBJECT call without copying: each
@@ -579,7 +579,7 @@ impl Drop for Packer<'_> {
 /// ```
 pub struct Unpacker<'a> {
     dec: decode::Dec<'a>,
-    /// Calls made so far (the next call's [`Error::item`]).
+    /// Calls made so far (the next call's [`ErrorDetails::item`]).
     calls: usize,
 }
 

@@ -5,7 +5,7 @@
 //! runs it with an [`Observer`] that hears about each field as the decoder reads it; the
 //! plain API runs it with [`Quiet`], whose [`Observer::ACTIVE`] is `false`, so every report
 //! and all path bookkeeping compile away. A dissector (`pmix-wire inspect`) is an observer,
-//! and so is the path that [`Error::path`](crate::Error::path) carries: both come from the
+//! and so is the path that [`Error::path`](crate::ErrorDetails::path) carries: both come from the
 //! same walk that produces the values, so they cannot disagree with it.
 //!
 //! Paths read like `INFO[3].value.PROC.rank`: the call's type, the element's index, then

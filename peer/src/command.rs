@@ -348,7 +348,7 @@ pub struct Event {
     pub range: Option<u8>,
 }
 
-/// Decode an event (`pmix_tool_notify_recv`: cmd, status, source, ninfo, infos, [range]).
+/// Decode an event (`pmix_tool_notify_recv`: cmd, status, source, ninfo, infos, \[range\]).
 pub fn decode_event(codec: &Codec, payload: &[u8]) -> Result<Event> {
     let what = "event";
     let mut u = codec.unpacker(payload);

@@ -1,7 +1,7 @@
 //! A counting global allocator: the peak heap of a closure, for `pmix-bench` and
 //! `codec/tests/heap_ratio.rs` (each includes this file with `#[path]` and installs
-//! [`Counting`] as its `#[global_allocator]`). Counting is off outside
-//! [`peak_during`], where it costs one relaxed load per allocation.
+//! `Counting` as its `#[global_allocator]`). Counting is off outside
+//! `peak_during`, where it costs one relaxed load per allocation.
 
 #![allow(dead_code)]
 use std::alloc::{GlobalAlloc, Layout, System};
