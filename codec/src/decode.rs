@@ -1172,17 +1172,26 @@ impl<'a, O: Observer> Dec<'a, O> {
                         // assembled on the stack and copied as a whole is read back in
                         // wider words than it was written in.
                         let mut slot = Box::<Info>::new_uninit();
-                        let info = d.info_quiet()?;
                         let p = slot.as_mut_ptr();
+                        let key = d.required_string("key", 511)?;
                         // SAFETY: each field is written once through a raw pointer into
                         // the box's uninitialised memory, so it is whole before
-                        // `assume_init`.
-                        Ok(Value::Info(unsafe {
-                            std::ptr::addr_of_mut!((*p).key).write(info.key);
-                            std::ptr::addr_of_mut!((*p).flags).write(info.flags);
-                            std::ptr::addr_of_mut!((*p).value).write(info.value);
-                            slot.assume_init()
-                        }))
+                        // `assume_init`; if the rest fails, the key written first is
+                        // dropped and the box freed without its other fields.
+                        unsafe { std::ptr::addr_of_mut!((*p).key).write(key) };
+                        match d.info_rest() {
+                            Ok((flags, value)) => Ok(Value::Info(unsafe {
+                                std::ptr::addr_of_mut!((*p).flags).write(flags);
+                                std::ptr::addr_of_mut!((*p).value).write(value);
+                                slot.assume_init()
+                            })),
+                            Err(e) => {
+                                unsafe {
+                                    std::ptr::drop_in_place(std::ptr::addr_of_mut!((*p).key))
+                                };
+                                Err(e)
+                            }
+                        }
                     });
                 }
                 _ => {}
@@ -2009,12 +2018,12 @@ impl<'a, O: Observer> Dec<'a, O> {
         Ok(Info { key, flags, value })
     }
 
-    /// [`Dec::info`] where nobody observes, built in place: the common value types of the
-    /// converged and modern families are read here, after the checks `value_payload` makes
-    /// for them, and every other value goes through `value_payload`.
+    /// [`Dec::info`] after its key, where nobody observes: the flags and the value. The
+    /// common value types of the converged and modern families are read here (`quick_values`
+    /// says they pass the checks `value_payload` makes), every other value goes through
+    /// `value_payload`.
     #[inline(always)]
-    fn info_quiet(&mut self) -> Result<Info> {
-        let key = self.required_string("key", 511)?;
+    fn info_rest(&mut self) -> Result<(u32, Value)> {
         let flags = if self.fam == Family::Legacy12 {
             0
         } else {
@@ -2037,7 +2046,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             DataType::PROC if self.quick_values => Value::Proc(self.proc()?),
             _ => self.value_payload(vt)?,
         };
-        Ok(Info { key, flags, value })
+        Ok((flags, value))
     }
 
     /// [`Dec::info`] into `info`, reusing its memory.

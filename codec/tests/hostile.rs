@@ -458,3 +458,31 @@ fn value_is_small() {
     assert_eq!(std::mem::size_of::<NullableText>(), 40);
     assert_eq!(std::mem::size_of::<Proc>(), 40);
 }
+
+/// A decode that fails after an INFO's key (or a PROC's namespace) was sliced from the
+/// input keeps no slice of it: every shared key of the values built so far, and of the
+/// INFO the failure cut short, is released (`Bytes::is_unique` again).
+#[test]
+fn a_failed_decode_releases_every_slice_of_the_input() {
+    let key = "pmix.a.key.long.enough.to.be.shared.not.inline";
+    for comp in [Component::V41, Component::V3, Component::V61] {
+        let codec = Codec::new(comp, BufferKind::NonDescribed);
+        let info = Value::info(key, Value::Uint32(7));
+        let whole = codec
+            .encode(&[Item::new(DataType::INFO, vec![info.clone(), info])])
+            .expect("two INFOs encode");
+        // cut inside the second INFO: after its key, before its value ends
+        let one = codec.encode(&[Item::one(Value::info(key, Value::Uint32(7)))]);
+        let one = one.expect("one INFO encodes").len();
+        for cut in [whole.len() - 1, whole.len() - 3, one + key.len() + 3] {
+            let input = Bytes::from(whole[..cut].to_vec());
+            let r = codec.decode(&input, &[DataType::INFO]);
+            assert!(r.is_err(), "{comp}: cut at {cut} decodes");
+            drop(r);
+            assert!(
+                input.is_unique(),
+                "{comp}: a slice of the input outlives the failed decode (cut at {cut})"
+            );
+        }
+    }
+}
