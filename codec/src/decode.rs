@@ -66,7 +66,7 @@ pub(crate) struct Dec<'a, O: Observer = Quiet> {
     negative_string_is_null: bool,
 }
 
-/// The value types an INFO usually carries, read inline by `Dec::info_quiet`.
+/// The value types an INFO usually carries, read inline by `Dec::info_rest`.
 const QUICK_VALUE_TYPES: [DataType; 5] = [
     DataType::BOOL,
     DataType::UINT32,
@@ -1166,34 +1166,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 DataType::BYTE_OBJECT => {
                     return self.fill(out, n, |d| Ok(Value::ByteObject(d.sized_bytes()?)))
                 }
-                DataType::INFO => {
-                    return self.fill(out, n, |d| {
-                        // The box first, its fields written into it one by one: an INFO
-                        // assembled on the stack and copied as a whole is read back in
-                        // wider words than it was written in.
-                        let mut slot = Box::<Info>::new_uninit();
-                        let p = slot.as_mut_ptr();
-                        let key = d.required_string("key", 511)?;
-                        // SAFETY: each field is written once through a raw pointer into
-                        // the box's uninitialised memory, so it is whole before
-                        // `assume_init`; if the rest fails, the key written first is
-                        // dropped and the box freed without its other fields.
-                        unsafe { std::ptr::addr_of_mut!((*p).key).write(key) };
-                        match d.info_rest() {
-                            Ok((flags, value)) => Ok(Value::Info(unsafe {
-                                std::ptr::addr_of_mut!((*p).flags).write(flags);
-                                std::ptr::addr_of_mut!((*p).value).write(value);
-                                slot.assume_init()
-                            })),
-                            Err(e) => {
-                                unsafe {
-                                    std::ptr::drop_in_place(std::ptr::addr_of_mut!((*p).key))
-                                };
-                                Err(e)
-                            }
-                        }
-                    });
-                }
+                DataType::INFO => return self.fill(out, n, Self::boxed_info_quiet),
                 _ => {}
             }
         }
@@ -1219,11 +1192,9 @@ impl<'a, O: Observer> Dec<'a, O> {
         mut read: impl FnMut(&mut Self) -> Result<Value>,
     ) -> Result<()> {
         for _ in 0..n {
+            room_for_one(out, self.at())?;
             let len = out.len();
-            if len == out.capacity() {
-                grow_for_one(out, self.at())?;
-            }
-            // SAFETY: there is room for one more value (checked or made above).
+            // SAFETY: there is room for one more value (made above).
             let slot = unsafe { out.as_mut_ptr().add(len) };
             let v = read(self)?;
             // SAFETY: `slot` is the spare slot just past the length, written before the
@@ -2016,6 +1987,31 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.leave();
         self.leave();
         Ok(Info { key, flags, value })
+    }
+
+    /// `Value::Info` of [`Dec::info`] where nobody observes, built in its box: the box
+    /// first, its fields written into it one by one (an INFO assembled on the stack and
+    /// copied as a whole is read back in wider words than it was written in).
+    #[inline(always)]
+    fn boxed_info_quiet(&mut self) -> Result<Value> {
+        let mut slot = Box::<Info>::new_uninit();
+        let p = slot.as_mut_ptr();
+        let key = self.required_string("key", 511)?;
+        // SAFETY: each field is written once through a raw pointer into the box's
+        // uninitialised memory, so it is whole before `assume_init`; if the rest fails, the
+        // key written first is dropped and the box freed without its other fields.
+        unsafe { std::ptr::addr_of_mut!((*p).key).write(key) };
+        match self.info_rest() {
+            Ok((flags, value)) => Ok(Value::Info(unsafe {
+                std::ptr::addr_of_mut!((*p).flags).write(flags);
+                std::ptr::addr_of_mut!((*p).value).write(value);
+                slot.assume_init()
+            })),
+            Err(e) => {
+                unsafe { std::ptr::drop_in_place(std::ptr::addr_of_mut!((*p).key)) };
+                Err(e)
+            }
+        }
     }
 
     /// [`Dec::info`] after its key, where nobody observes: the flags and the value. The

@@ -271,7 +271,9 @@ impl Enc {
         let dst = &mut spare[head..head + block.len()];
         // SAFETY: `dst` is `block.len()` bytes of the vector's spare room, which cannot
         // overlap `block` (borrowed from a value, not from the output).
-        unsafe { std::ptr::copy_nonoverlapping(block.as_ptr(), dst.as_mut_ptr().cast::<u8>(), 24) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(block.as_ptr(), dst.as_mut_ptr().cast::<u8>(), dst.len())
+        };
         spare[head + blen].write(0);
         // SAFETY: the `head + n` bytes after `len` were just written (`n <= 24`), within
         // the capacity reserved above (a prefix takes at most 10 bytes).
