@@ -64,6 +64,10 @@ pub(crate) struct Dec<'a, O: Observer = Quiet> {
     /// `Profile::negative_string_is_null`).
     string_forces_nul: bool,
     negative_string_is_null: bool,
+    /// Whether the values read are kept. A view (`Codec::view`) reads every value once to
+    /// check and index the input and keeps none: each container's elements are dropped as
+    /// they are read, so its heap stays bounded by the nesting, not by the input.
+    keep_values: bool,
 }
 
 /// The value types an INFO usually carries, read inline by `Dec::info_rest`.
@@ -74,6 +78,20 @@ const QUICK_VALUE_TYPES: [DataType; 5] = [
     DataType::STRING,
     DataType::PROC,
 ];
+
+/// How the values of one call (or DATA_ARRAY payload) are read, decided by `Dec::plan`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Plan {
+    /// Each value on its own ([`Dec::one`]).
+    General,
+    /// A self-describing integer array: one always-tag, read once, names the remote width
+    /// of every value (quirk D2).
+    SelfTagged(DataType),
+    /// A modern integer array: values after the first are read as a tail (quirk R1).
+    ModernInt,
+    /// POINTERs: one sentinel byte stands for them all, no bytes per value (quirk P1).
+    Pointers,
+}
 
 /// How many POINTER values beyond the input's length one decode may produce.
 const POINTER_SLACK: u64 = 4096;
@@ -122,6 +140,7 @@ impl<'a> Dec<'a, Quiet> {
                 }),
             string_forces_nul: rel.profile().string_forces_nul,
             negative_string_is_null: rel.profile().negative_string_is_null,
+            keep_values: true,
             obs: Quiet,
             path: Vec::new(),
             frames: Vec::new(),
@@ -165,6 +184,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             quick_values: self.quick_values,
             string_forces_nul: self.string_forces_nul,
             negative_string_is_null: self.negative_string_is_null,
+            keep_values: self.keep_values,
             obs,
             path: Vec::new(),
             frames: Vec::new(),
@@ -792,8 +812,25 @@ impl<'a, O: Observer> Dec<'a, O> {
     #[inline]
     fn with_room<T>(&mut self, n: usize) -> Vec<T> {
         let mut v = Vec::new();
-        self.make_room(&mut v, n);
+        if self.keep_values {
+            self.make_room(&mut v, n);
+        }
         v
+    }
+    /// Room for one more value in `v` ([`room_for_one`]), when values are kept.
+    #[inline(always)]
+    fn room<T>(&mut self, v: &mut Vec<T>) -> Result<()> {
+        if self.keep_values {
+            room_for_one(v, self.at())?;
+        }
+        Ok(())
+    }
+    /// `v.push(x)` after [`Dec::room`], or drop `x` when values are not kept.
+    #[inline(always)]
+    fn put<T>(&self, v: &mut Vec<T>, x: T) {
+        if self.keep_values {
+            v.push(x);
+        }
     }
     /// Reserve room in `v` for up to `n` more values: no more than one per byte left, and
     /// only while the decode's reservation budget ([`RESERVE_PER_INPUT_BYTE`] bytes per
@@ -880,8 +917,8 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.name(Seg::Index(i));
             let c = self.u32();
             self.int_tail = false;
-            room_for_one(&mut coord, self.at())?;
-            coord.push(c?);
+            self.room(&mut coord)?;
+            self.put(&mut coord, c?);
         }
         Ok(Coord { view, coord })
     }
@@ -889,8 +926,9 @@ impl<'a, O: Observer> Dec<'a, O> {
         let mut v = self.with_room(n);
         for i in 0..n {
             self.name(Seg::Index(i));
-            room_for_one(&mut v, self.at())?;
-            v.push(self.string()?);
+            self.room(&mut v)?;
+            let s = self.string()?;
+            self.put(&mut v, s);
         }
         Ok(v)
     }
@@ -911,8 +949,8 @@ impl<'a, O: Observer> Dec<'a, O> {
                     format!("NULL APP {what}[{i}]: the unpacker refuses it (quirk U17)"),
                 ));
             }
-            room_for_one(&mut v, self.at())?;
-            v.push(s);
+            self.room(&mut v)?;
+            self.put(&mut v, s);
         }
         Ok(v)
     }
@@ -939,6 +977,36 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.unpack_buffer(ty, n.min(capacity), count_at, values)?;
         let r = Self::call_capacity(n, capacity, count_at);
         self.left(r)
+    }
+
+    /// One top-level unpack call of `ty` with room for `capacity` values, as
+    /// [`Dec::unpack_call`] reads it, appending where each value starts to `offsets`
+    /// instead of keeping the values: a view's index (see `crate::view`). Returns the
+    /// number of values and how they are read.
+    pub fn index_call(
+        &mut self,
+        ty: DataType,
+        capacity: usize,
+        offsets: &mut Vec<u32>,
+    ) -> Result<(usize, Plan)> {
+        self.enter(Seg::Type(ty));
+        let (n, count_at) = self.call_header(ty, capacity)?;
+        self.buffer_prologue(ty, count_at)?;
+        let take = n.min(capacity);
+        let plan = self.plan(ty, take)?;
+        if plan != Plan::Pointers {
+            self.make_room(offsets, take);
+            for i in 0..take {
+                // the caller keeps inputs under 4 GiB
+                let start = self.r.offset() as u32;
+                drop(self.element(ty, i, plan)?);
+                // room after the value: a count that lies runs out of input, not of room
+                room_for_one(offsets, self.at())?;
+                offsets.push(start);
+            }
+        }
+        let r = Self::call_capacity(n, capacity, count_at);
+        self.left(r).map(|()| (take, plan))
     }
 
     /// One top-level unpack call of BYTE_OBJECT, its payloads borrowed from the input:
@@ -1106,7 +1174,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         ) && self.fam != Family::Legacy12
             && quirks::self_tagged_int(self.fam, ty).is_none()
             && !(self.fam == Family::Modern && quirks::modern_int_array(ty));
-        if !in_place {
+        if !in_place || !self.keep_values {
             *out = self.values(ty, n)?;
             return Ok(());
         }
@@ -1300,6 +1368,27 @@ impl<'a, O: Observer> Dec<'a, O> {
 
     #[inline(never)]
     fn values(&mut self, ty: DataType, n: usize) -> Result<Vec<Value>> {
+        let plan = self.plan(ty, n)?;
+        if plan == Plan::Pointers {
+            // Bounded: the pointer budget was spent for them (quirk P1).
+            return Ok(if self.keep_values {
+                vec![Value::Pointer; n]
+            } else {
+                Vec::new()
+            });
+        }
+        let mut out = self.with_room(n);
+        for i in 0..n {
+            let v = self.element(ty, i, plan)?;
+            self.room(&mut out)?;
+            self.put(&mut out, v);
+        }
+        Ok(out)
+    }
+
+    /// What a call (or a DATA_ARRAY payload) of `n` values of `ty` reads before its first
+    /// value, and how each value is then read (see [`Dec::element`]).
+    pub fn plan(&mut self, ty: DataType, n: usize) -> Result<Plan> {
         match (self.fam, ty) {
             (
                 Family::Legacy12,
@@ -1329,60 +1418,62 @@ impl<'a, O: Observer> Dec<'a, O> {
                         format!("{n} pointers for one sentinel byte"),
                     ));
                 }
-                return Ok(vec![Value::Pointer; n]);
+                return Ok(Plan::Pointers);
             }
             _ => {}
         }
         if quirks::self_tagged_int(self.fam, ty).is_some() {
             // One always-tag for the whole array, read even for an empty one (quirk D2).
-            let remote = self.int_tag(ty)?;
-            let mut out = self.with_room(n);
-            self.array_int = Some(remote);
-            let mut res = Ok(());
-            for i in 0..n {
-                self.int_tail = i > 0 && self.fam == Family::Modern;
-                self.enter(Seg::Index(i));
-                let v = self.leaf(ty);
-                self.int_tail = false;
-                match v {
-                    Ok(v) => {
-                        self.leave();
-                        if let Err(e) = room_for_one(&mut out, self.at()) {
-                            res = Err(e);
-                            break;
-                        }
-                        out.push(v)
-                    }
-                    Err(e) => {
-                        res = Err(e);
-                        break;
-                    }
-                }
-            }
-            self.array_int = None;
-            return res.map(|()| out);
+            return Ok(Plan::SelfTagged(self.int_tag(ty)?));
         }
-        let mut out = self.with_room(n);
         if self.fam == Family::Modern && quirks::modern_int_array(ty) {
-            for i in 0..n {
-                self.int_tail = i > 0;
-                self.enter(Seg::Index(i));
+            return Ok(Plan::ModernInt);
+        }
+        Ok(Plan::General)
+    }
+
+    /// Value `i` of a call (or DATA_ARRAY payload) of `ty` read under `plan`: the integer
+    /// state of quirks R1 and D2 is set from `i` alone, so a value can be read again from
+    /// its offset (a view's element) exactly as the call's loop read it.
+    #[inline]
+    pub fn element(&mut self, ty: DataType, i: usize, plan: Plan) -> Result<Value> {
+        self.enter(Seg::Index(i));
+        let v = match plan {
+            Plan::General => self.one(ty),
+            Plan::SelfTagged(remote) => {
+                self.array_int = Some(remote);
+                self.int_tail = i > 0 && self.fam == Family::Modern;
                 let v = self.leaf(ty);
                 self.int_tail = false;
-                room_for_one(&mut out, self.at())?;
-                out.push(v?);
-                self.leave();
+                self.array_int = None;
+                v
             }
-            return Ok(out);
+            Plan::ModernInt => {
+                self.int_tail = i > 0;
+                let v = self.leaf(ty);
+                self.int_tail = false;
+                v
+            }
+            Plan::Pointers => Ok(Value::Pointer),
+        }?;
+        self.leave();
+        Ok(v)
+    }
+
+    /// Decode (or, not keeping values, check) no values but reposition: the decoder reads
+    /// from `offset` of its input on (a view's element).
+    pub fn seek(&mut self, offset: usize) -> Result<()> {
+        let at = self.r.offset();
+        if offset < at {
+            return Err(err(Status::ERR_BAD_PARAM, at, "cannot seek backwards"));
         }
-        for i in 0..n {
-            self.enter(Seg::Index(i));
-            let v = self.one(ty)?;
-            self.leave();
-            room_for_one(&mut out, self.at())?;
-            out.push(v);
-        }
-        Ok(out)
+        self.r.take(offset - at).map(|_| ())
+    }
+
+    /// Keep no values: check the input and drop what is read (see `keep_values`).
+    pub fn discarding(mut self) -> Self {
+        self.keep_values = false;
+        self
     }
 
     /// One value of `ty`. Types that can nest are handled here, in a small frame, so the
@@ -1463,8 +1554,9 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("qualifiers"));
         for i in 0..nq {
             self.enter(Seg::Index(i));
-            room_for_one(&mut qualifiers, self.at())?;
-            qualifiers.push(self.info()?);
+            self.room(&mut qualifiers)?;
+            let q = self.info()?;
+            self.put(&mut qualifiers, q);
             self.leave();
         }
         self.leave();
@@ -1532,24 +1624,28 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let ty = self.value()?.data_type().0.to_le_bytes();
                 self.leave();
                 let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
-                room_for_one(&mut infos, self.at())?;
-                infos.push(Info {
-                    key: Text::from(key),
-                    flags: 0,
-                    value: Value::Undef,
-                });
+                self.room(&mut infos)?;
+                self.put(
+                    &mut infos,
+                    Info {
+                        key: Text::from(key),
+                        flags: 0,
+                        value: Value::Undef,
+                    },
+                );
             }
             return Ok(Value::InfoArray(infos));
         }
         let mut infos = self.with_room(n);
         for i in 0..n {
             self.enter(Seg::Index(i));
-            room_for_one(&mut infos, self.at())?;
-            infos.push(if self.fam == Family::Legacy20 {
+            self.room(&mut infos)?;
+            let info = if self.fam == Family::Legacy20 {
                 self.base_info()?
             } else {
                 self.info()?
-            });
+            };
+            self.put(&mut infos, info);
             self.leave();
         }
         Ok(Value::InfoArray(infos))
@@ -1698,8 +1794,9 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.enter(Seg::Name("coordinates"));
                 for i in 0..n {
                     self.enter(Seg::Index(i));
-                    room_for_one(&mut coordinates, self.at())?;
-                    coordinates.push(self.coord()?);
+                    self.room(&mut coordinates)?;
+                    let c = self.coord()?;
+                    self.put(&mut coordinates, c);
                     self.leave();
                 }
                 self.leave();
@@ -1781,8 +1878,9 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut diskstats = self.with_room(nd);
                 for i in 0..nd {
                     self.enter(Seg::Index(i));
-                    room_for_one(&mut diskstats, self.at())?;
-                    diskstats.push(self.within("diskstats", Self::disk_stats)?);
+                    self.room(&mut diskstats)?;
+                    let d = self.within("diskstats", Self::disk_stats)?;
+                    self.put(&mut diskstats, d);
                     self.leave();
                 }
                 let nat = self.at();
@@ -1791,8 +1889,9 @@ impl<'a, O: Observer> Dec<'a, O> {
                 let mut netstats = self.with_room(nn);
                 for i in 0..nn {
                     self.enter(Seg::Index(i));
-                    room_for_one(&mut netstats, self.at())?;
-                    netstats.push(self.within("netstats", Self::net_stats)?);
+                    self.room(&mut netstats)?;
+                    let n = self.within("netstats", Self::net_stats)?;
+                    self.put(&mut netstats, n);
                     self.leave();
                 }
                 Value::NodeStats(Box::new(NodeStats {
@@ -2115,8 +2214,9 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.enter(Seg::Name("info"));
         for i in 0..ninfo {
             self.enter(Seg::Index(i));
-            room_for_one(&mut info, self.at())?;
-            info.push(self.info()?);
+            self.room(&mut info)?;
+            let i = self.info()?;
+            self.put(&mut info, i);
             self.leave();
         }
         self.leave();

@@ -42,6 +42,7 @@ pub mod status;
 pub mod types;
 pub mod value;
 pub mod vectors;
+pub mod view;
 pub mod wire;
 
 pub use bytes::{BufMut, Bytes};
@@ -59,6 +60,7 @@ pub use error::{Error, ErrorDetails, Result};
 pub use status::Status;
 pub use types::DataType;
 pub use value::*;
+pub use view::{CallView, View};
 
 /// What a decoder reads: shared memory, whose slices the decoded strings and byte payloads
 /// become, or a borrowed slice.

@@ -459,6 +459,49 @@ pub fn check_types(items: &[Item]) {
 /// exactly what `decode_calls` gave, whatever `out` held: nothing; this message's own
 /// values (every in-place path); and stale values of another shape (the same calls decoded
 /// from the input shifted by one byte). All derived from the input, so a failure reproduces.
+/// The memory a view of `n` input bytes may use: the 16x, plus a constant for
+/// what any decode allocates (an error's reason and path, the call index).
+pub fn view_bound(n: usize) -> usize {
+    64 * 1024 + 16 * n
+}
+
+/// `Codec::view` agrees with the decode `want` (the same success, or the same error at the
+/// same place; the same values decoded on demand) and keeps within [`view_bound`].
+pub fn check_view(case: &DecodeCase, want: &std::result::Result<Vec<Item>, (Error, Vec<Item>)>) {
+    let (codec, calls) = (case.codec, case.calls.clone());
+    let input = Bytes::copy_from_slice(case.bytes);
+    let n = input.len();
+    let shared = input.clone();
+    let (got, peak) = peak_during(move || on_small_stack(move || codec.view(&shared, &calls)));
+    assert!(
+        peak <= view_bound(n),
+        "a view of {n} bytes allocated {peak} bytes (bound {})",
+        view_bound(n)
+    );
+    match (want, got) {
+        (Ok(items), Ok(view)) => {
+            let again = on_small_stack(move || view.to_items()).expect("a view's values decode");
+            assert!(
+                same(items, &again),
+                "a view's values differ from the decode's"
+            );
+        }
+        (Err((want, _)), Err(got)) => {
+            let at = |e: &Error| (e.status, e.offset, e.item, e.ty, e.path.clone());
+            assert_eq!(
+                at(&got),
+                at(want),
+                "the view fails elsewhere than the decode"
+            );
+        }
+        (want, got) => panic!(
+            "decode {} but view {}",
+            if want.is_ok() { "succeeds" } else { "fails" },
+            if got.is_ok() { "succeeds" } else { "fails" }
+        ),
+    }
+}
+
 pub fn check_in_place(
     case: &DecodeCase,
     want: &std::result::Result<Vec<Item>, (Error, Vec<Item>)>,
@@ -543,6 +586,7 @@ pub fn check_decode(case: &DecodeCase) {
         alloc_bound(n)
     );
     check_in_place(case, &res);
+    check_view(case, &res);
     let items = match res {
         Err((e, partial)) => {
             assert!(

@@ -66,6 +66,23 @@ pub fn classes(size: usize) -> Vec<Hostile> {
             size / 2,
         ),
     ];
+    // one value holding the whole input: a view keeps one offset for it
+    out.push(dense(
+        "one DATA_ARRAY of UINT8 zeros",
+        Value::array(DataType::UINT8, vec![Value::Uint8(0); size]),
+        1,
+    ));
+    out.push(dense(
+        "one INFO holding empty VALUEs",
+        Value::info(
+            "k",
+            Value::array(
+                DataType::VALUE,
+                vec![Value::Value(Box::new(Value::Undef)); size],
+            ),
+        ),
+        1,
+    ));
     // lying counts: the count claims far more than the input holds
     for (name, ty, codec) in [
         ("INFO count 2^31-1 over zeros", DataType::INFO, v41),
