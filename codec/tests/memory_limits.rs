@@ -1,5 +1,8 @@
 //! Hostile counts and nesting under hard limits (issue 16, H1 and H2).
 //!
+//! The dense message that a decode must refuse for memory is viewed (`Codec::view`) under
+//! the same limit, and any of its values read.
+//!
 //! H1: a 16 MiB v61 message whose INFO count says 2^31-1 used to reserve about 1.9 GB before
 //! any element was read, and aborted under an address-space limit. It is decoded here in a
 //! child process under `ulimit -v 1000000` (about 1 GB), which must end with an error, not
@@ -66,16 +69,31 @@ fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
     const TEST: &str = "a_dense_message_too_big_for_memory_is_refused_not_aborted";
     if is_child(TEST) {
         let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+        let message = Bytes::from(dense_message());
         let e = codec
-            .decode(&dense_message(), &[DataType::UINT8])
+            .decode(&message, &[DataType::UINT8])
             .expect_err("1.5 GB of values cannot fit under a 1 GB limit");
         println!("dense: {} ({})", e.status, e.reason);
+        // a view keeps 4 bytes per value (120 MiB): it fits, and reads any value
+        let view = codec
+            .view(&message, &[(DataType::UINT8, usize::MAX)])
+            .expect("a view of the same message fits");
+        let call = view.call(0).unwrap();
+        println!(
+            "view: {} values, last {:?}",
+            call.len(),
+            call.get(call.len() - 1)
+        );
         return;
     }
     let stdout = under_1gb(TEST);
     assert!(
         stdout.contains("dense: PMIX_ERR_NOMEM (-32)"),
         "the refusal is PMIX_ERR_NOMEM:\n{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("view: {} values, last Ok(Uint8(0))", 30 << 20)),
+        "the view of the same message fits:\n{stdout}"
     );
 }
 
@@ -90,6 +108,10 @@ fn h1_lying_info_count_under_a_1gb_address_space() {
                 .decode(&h1_message(filler), &[DataType::INFO])
                 .expect_err("a lying count cannot decode");
             println!("H1 filler {filler:02x}: {} ({})", e.status, e.reason);
+            let v = codec
+                .view(&h1_message(filler)[..], &[(DataType::INFO, usize::MAX)])
+                .expect_err("a lying count cannot be viewed");
+            assert_eq!(v.status, e.status, "the view fails as the decode does");
         }
         return;
     }
