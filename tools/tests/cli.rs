@@ -733,3 +733,69 @@ fn quirks_prints_the_table_by_id_in_text_and_json() {
     assert_eq!(code, 2);
     assert!(err.contains("valid ids: D1-datatype-zigzag"), "{err}");
 }
+
+/// `decode -o index` runs the view: it fails as `decode` does (same message, same exit
+/// code) and otherwise lists each call's type, count, bytes and largest value.
+#[test]
+fn decode_index_fails_as_decode_does_and_lists_the_calls() {
+    let bad: &[&[&str]] = &[
+        &["-c", "v41", "-t", "UINT32,STRING", "02 2a 02 0a 61 62"],
+        &["-c", "v61", "-t", "DATA_ARRAY", "02 0e 7f 01"],
+        &["-c", "v41", "-t", "INFO", "02 00 00 0f 10"],
+        &["-c", "v41", "-t", "PID", "02 03 08"],
+    ];
+    for args in bad {
+        let mut a = vec!["decode"];
+        a.extend_from_slice(args);
+        let (code, _, err) = pw(&a, None);
+        a.extend_from_slice(&["-o", "index"]);
+        let (icode, iout, ierr) = pw(&a, None);
+        assert_eq!((icode, ierr.as_str()), (code, err.as_str()), "{a:?}");
+        assert!(code != 0 && iout.is_empty(), "{a:?}: {iout}");
+    }
+    let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    let items = [
+        Item::new(DataType::UINT8, vec![Value::Uint8(1); 300]),
+        Item::new(
+            DataType::STRING,
+            vec![
+                Value::string("a"),
+                Value::string("longest"),
+                Value::string("b"),
+            ],
+        ),
+    ];
+    let bytes = hex(&codec.encode(&items).unwrap());
+    let (code, out, err) = pw(
+        &[
+            "decode",
+            "-c",
+            "v41",
+            "-t",
+            "UINT8,STRING",
+            "-o",
+            "index",
+            "--compact",
+            &bytes,
+        ],
+        None,
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // UINT8: count 300 (flex 2 bytes), then 300 one-byte values
+    assert_eq!(j[0]["type"], "UINT8");
+    assert_eq!(j[0]["count"], 300);
+    assert_eq!(
+        (j[0]["start"].as_u64(), j[0]["end"].as_u64()),
+        (Some(0), Some(302))
+    );
+    assert_eq!(j[0]["largest"]["index"], 0);
+    assert_eq!(j[0]["largest"]["bytes"], 1);
+    assert_eq!(j[1]["count"], 3);
+    assert_eq!(j[1]["largest"]["index"], 1);
+    assert_eq!(j[1]["largest"]["bytes"], 9, "length byte, 7 letters, NUL");
+    assert_eq!(j[1]["end"].as_u64(), Some(bytes.len() as u64 / 2));
+    let (code, _, err) = pw(&["decode", "-c", "v41", "-o", "index", "02 2a"], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--types"), "{err}");
+}

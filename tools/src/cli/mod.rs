@@ -341,6 +341,9 @@ enum DecodeOutput {
     Json,
     /// An indented tree
     Tree,
+    /// JSON: each call's type, count, bytes and largest value, without decoding the values
+    /// (a view: memory bounded by the input; needs --types)
+    Index,
 }
 
 #[derive(Args, Debug)]
@@ -799,6 +802,9 @@ fn decode(
     let codec = a.codec.codec();
     need_types(&codec, &a.types)?;
     let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
+    if a.output == DecodeOutput::Index {
+        return index(&codec, &a, bytes, out, err);
+    }
     // The dissection tells where the last call ends (for the trailing-bytes warning).
     let types = (!a.types.is_empty()).then_some(a.types.as_slice());
     let walk = inspect::dissect(&codec, &bytes, types);
@@ -808,18 +814,17 @@ fn decode(
         codec.decode(&bytes, &a.types)
     }
     .map_err(Failure::Pmix)?;
-    match a.output {
-        DecodeOutput::Json => {
-            let j = items_to_json(&items);
-            let s = if a.compact || a.json {
-                serde_json::to_string(&j)
-            } else {
-                serde_json::to_string_pretty(&j)
-            }
-            .unwrap_or_default();
-            writeln!(out, "{s}")?;
+    if a.output == DecodeOutput::Tree {
+        out.write_all(tree::render(&items).as_bytes())?;
+    } else {
+        let j = items_to_json(&items);
+        let s = if a.compact || a.json {
+            serde_json::to_string(&j)
+        } else {
+            serde_json::to_string_pretty(&j)
         }
-        DecodeOutput::Tree => out.write_all(tree::render(&items).as_bytes())?,
+        .unwrap_or_default();
+        writeln!(out, "{s}")?;
     }
     // The codec ignores what follows the last call; say so.
     if walk.error.is_none() && walk.consumed < bytes.len() {
@@ -828,6 +833,60 @@ fn decode(
             err,
             "warning: {n} trailing byte(s) from byte {} were not decoded",
             walk.consumed
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+/// `decode -o index`: the calls of a view (`Codec::view`), no value decoded.
+fn index(
+    codec: &Codec,
+    a: &DecodeArgs,
+    bytes: Vec<u8>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
+    if a.types.is_empty() {
+        return Err(Failure::Usage(
+            "-o index needs the calls' types: pass --types (e.g. --types INFO)".into(),
+        ));
+    }
+    let input = pmix_codec::Bytes::from(bytes);
+    let calls: Vec<(DataType, usize)> = a.types.iter().map(|t| (*t, usize::MAX)).collect();
+    let view = codec.view(&input, &calls).map_err(Failure::Pmix)?;
+    let rows: Vec<serde_json::Value> = view
+        .calls()
+        .map(|c| {
+            // the largest value by its wire bytes, the first of equals
+            let largest = (0..c.len())
+                .filter_map(|i| c.value_range(i).map(|r| (i, r.len())))
+                .fold(None, |best: Option<(usize, usize)>, (i, n)| match best {
+                    Some((_, m)) if m >= n => best,
+                    _ => Some((i, n)),
+                });
+            serde_json::json!({
+                "type": c.ty().name().map_or_else(|| c.ty().0.to_string(), str::to_string),
+                "count": c.len(),
+                "start": c.range().start,
+                "end": c.range().end,
+                "largest": largest.map(|(i, n)| serde_json::json!({"index": i, "bytes": n})),
+            })
+        })
+        .collect();
+    let j = serde_json::Value::Array(rows);
+    let text = if a.compact {
+        serde_json::to_string(&j)
+    } else {
+        serde_json::to_string_pretty(&j)
+    }
+    .unwrap_or_default();
+    writeln!(out, "{text}")?;
+    if view.consumed() < input.len() {
+        let _ = writeln!(
+            err,
+            "warning: {} trailing byte(s) from byte {} were not decoded",
+            input.len() - view.consumed(),
+            view.consumed()
         );
     }
     Ok(EXIT_OK)
