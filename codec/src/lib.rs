@@ -277,12 +277,15 @@ impl Codec {
     }
 
     /// Where decoding `calls` from `bytes` fails: the same decode again, this time keeping
-    /// the observer's path (only failures pay for it).
+    /// the observer's path (only failures pay for it) and no value (the values decoded
+    /// before the failure are still held by the caller: a second copy of them would double
+    /// the decode's peak heap).
     #[cold]
     #[inline(never)]
     fn error_path(&self, bytes: &[u8], calls: &[(DataType, usize)]) -> String {
         let mut dec =
             decode::Dec::new(bytes, self.component, self.kind, self.release, self.options)
+                .discarding()
                 .observed(observe::Trail);
         match run_calls_on(&mut dec, calls) {
             Ok(_) => String::new(),
@@ -442,8 +445,10 @@ impl Codec {
         let src = input.into().to_shared();
         let mut dec = self.decoder(&src);
         self.described_on(&mut dec).map_err(|mut e| {
+            // the same walk, keeping the path and no value
             let mut trail =
                 decode::Dec::new(&src, self.component, self.kind, self.release, self.options)
+                    .discarding()
                     .observed(observe::Trail);
             if self.described_on(&mut trail).is_err() {
                 e.path = observe::Path(&trail.where_now()).to_string();
@@ -609,7 +614,7 @@ impl<'a> Unpacker<'a> {
     }
 
     /// `e` with the path where the call that failed from `before` stops, found by running
-    /// it again from there with the path kept (only failures pay for it).
+    /// it again from there with the path kept and no value (only failures pay for it).
     #[cold]
     #[inline(never)]
     fn with_path(
@@ -617,7 +622,7 @@ impl<'a> Unpacker<'a> {
         before: decode::Dec<'a>,
         call: impl FnOnce(&mut decode::Dec<'a, observe::Trail>) -> Result<()>,
     ) -> Error {
-        let mut trail = before.observed(observe::Trail);
+        let mut trail = before.discarding().observed(observe::Trail);
         if call(&mut trail).is_err() {
             e.path = observe::Path(&trail.where_now()).to_string();
         }

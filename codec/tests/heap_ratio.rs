@@ -18,11 +18,15 @@ mod counting;
 #[global_allocator]
 static A: counting::Counting = counting::Counting;
 
+/// The count is global: one measuring test at a time.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The bound on a view's peak heap, as a multiple of the input.
 const VIEW_BOUND: f64 = 16.0;
 
 #[test]
 fn hostile_classes_stay_within_their_bounds() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let size = 256 * 1024;
     let mut report = Vec::new();
     for h in hostile::classes(size) {
@@ -64,4 +68,38 @@ fn hostile_classes_stay_within_their_bounds() {
     }
     assert!(std::mem::size_of::<Value>() <= 48);
     eprintln!("{}", report.join("\n"));
+}
+
+/// A decode that fails after values it decoded: the error's path comes from a second walk,
+/// which keeps no value, so the values decoded before the failure are held once, not twice
+/// (found by the decode_converged fuzz target: `fuzz/regressions/decode_converged/
+/// pointer-run-then-a-failing-call`).
+#[test]
+fn a_failed_decode_holds_its_partial_values_once() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    use pmix_codec::{BufferKind, Codec, Component, DataType, Status};
+    let codec = Codec::new(Component::V3, BufferKind::NonDescribed);
+    // v3: POINTER count 3072 and its one sentinel byte, then UINT8 count 5 with 1 byte left
+    let mut bytes = 3072i32.to_be_bytes().to_vec();
+    bytes.push(1);
+    bytes.extend_from_slice(&5i32.to_be_bytes());
+    bytes.push(7);
+    let input = Bytes::from(bytes);
+    let calls = [
+        (DataType::POINTER, usize::MAX),
+        (DataType::UINT8, usize::MAX),
+    ];
+    let (result, peak) = counting::peak_during(|| codec.decode_calls(&input, &calls));
+    let (e, partial) = result.expect_err("the UINT8 call runs out of input");
+    assert_eq!(
+        (e.status, e.item),
+        (Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER, 1)
+    );
+    assert_eq!(e.path, "UINT8[1]", "the error still has its path");
+    assert_eq!(partial[0].values.len(), 3072);
+    let held = 3072 * std::mem::size_of::<Value>();
+    assert!(
+        peak < held + held / 2,
+        "peak heap {peak} bytes for {held} bytes of values decoded before the failure"
+    );
 }

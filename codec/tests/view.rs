@@ -2,7 +2,9 @@
 //!
 //! For every golden vector's bytes, every prefix of short ones and some of long ones, and
 //! a flipped byte at each position of short ones: `Codec::view` succeeds exactly when
-//! `Codec::decode_calls` does, fails with the same status, offset, call, type and path,
+//! `Codec::decode_calls` does, fails with the same status, offset, call, type and path (and
+//! so does an observed decode, which keeps its values, where the paths of both come from a
+//! walk that keeps none),
 //! and its values, decoded on demand, are the decode's values; the value ranges tile the
 //! call from its first value to its end.
 
@@ -44,6 +46,15 @@ fn check(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], what: &str) -
         (Err((want, _)), Err(got)) => {
             let field = |e: &Error| (e.status, e.offset, e.item, e.ty, e.path.clone());
             assert_eq!(field(got), field(want), "{what}: {want} vs {got}");
+            // both paths come from a walk that keeps no value: an observed decode, which
+            // keeps its values, stops at the same place
+            if calls.iter().all(|(_, cap)| *cap == usize::MAX) {
+                let types: Vec<DataType> = calls.iter().map(|(t, _)| *t).collect();
+                let kept = codec
+                    .decode_observed(bytes, Some(&types), &mut Watching)
+                    .expect_err("the observed decode fails too");
+                assert_eq!(field(&kept), field(want), "{what}: observed {kept}");
+            }
             false
         }
         _ => panic!(
@@ -53,6 +64,10 @@ fn check(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], what: &str) -
         ),
     }
 }
+
+/// An observer that watches everything and does nothing with it.
+struct Watching;
+impl observe::Observer for Watching {}
 
 #[test]
 fn a_view_fails_where_decode_fails_and_gives_its_values() {
