@@ -1460,8 +1460,8 @@ impl<'a, O: Observer> Dec<'a, O> {
         Ok(v)
     }
 
-    /// Decode (or, not keeping values, check) no values but reposition: the decoder reads
-    /// from `offset` of its input on (a view's element).
+    /// Move forward to `offset` of the input without reading what lies between (to a view's
+    /// value).
     pub fn seek(&mut self, offset: usize) -> Result<()> {
         let at = self.r.offset();
         if offset < at {

@@ -226,6 +226,17 @@ impl<'v> CallView<'v> {
     /// input). The view was checked when it was made, so this fails only for an index out
     /// of range (`PMIX_ERR_BAD_PARAM`) or when memory runs out (`PMIX_ERR_NOMEM`).
     pub fn get(&self, i: usize) -> Result<Value> {
+        self.read(&mut self.view.codec.decoder(&self.view.input), i)
+    }
+    /// The values in order, each decoded when the iterator reaches it (by one decoder,
+    /// which each value leaves where the next one starts).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<Value>> + 'v {
+        let call = *self;
+        let mut dec = call.view.codec.decoder(&call.view.input);
+        (0..call.len()).map(move |i| call.read(&mut dec, i))
+    }
+    /// Value `i` read by `dec`, from its offset on (`dec` must not be past it).
+    fn read(&self, dec: &mut Dec<'v>, i: usize) -> Result<Value> {
         let Some(range) = self.value_range(i) else {
             return Err(Error::new(
                 Status::ERR_BAD_PARAM,
@@ -233,21 +244,13 @@ impl<'v> CallView<'v> {
                 format!("value {i} of a call of {} values", self.call.len),
             ));
         };
-        if self.call.plan == Plan::Pointers {
-            return Ok(Value::Pointer);
-        }
-        let mut dec = self.view.codec.decoder(&self.view.input);
+        // POINTERs read nothing: their range is empty, at the call's end
         dec.seek(range.start)?;
         dec.element(self.call.ty, i, self.call.plan)
             .map_err(|mut e| {
                 e.ty.get_or_insert(self.call.ty);
                 e
             })
-    }
-    /// The values in order, each decoded when the iterator reaches it.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Result<Value>> + 'v {
-        let call = *self;
-        (0..call.len()).map(move |i| call.get(i))
     }
     /// The whole call decoded: the [`Item`] `decode_calls` gives for it.
     pub fn to_item(&self) -> Result<Item> {

@@ -6,7 +6,7 @@
 
 mod support;
 use pmix_codec::*;
-use support::{unhex, vector_files};
+use support::decode_cases;
 
 type Decoded = std::result::Result<Vec<Item>, (Error, Vec<Item>)>;
 
@@ -45,21 +45,15 @@ fn check(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], what: &str) -
 fn unpacker_agrees_with_decode_calls_on_the_vectors() {
     let mut checked = 0;
     let mut byte_objects = 0;
-    for f in vector_files() {
-        let codec = f.codec().unwrap();
-        for v in &f.tests {
-            let items = json::items_from_json(&v.items).unwrap();
-            let calls: Vec<(DataType, usize)> = items.iter().map(|i| (i.ty, usize::MAX)).collect();
-            let wire = unhex(&v.wire);
-            let has_bo = calls.iter().any(|c| c.0 == DataType::BYTE_OBJECT);
-            byte_objects += has_bo as usize;
-            for cut in 0..=wire.len() {
-                if cut != wire.len() && !(has_bo && (wire.len() <= 64 || cut % 13 == 0)) {
-                    continue;
-                }
-                let what = format!("{} {} vector {} cut at {cut}", f.component, f.buffer, v.id);
-                checked += check(&codec, &wire[..cut], &calls, &what);
+    for c in decode_cases() {
+        let has_bo = c.calls.iter().any(|c| c.0 == DataType::BYTE_OBJECT);
+        byte_objects += has_bo as usize;
+        for cut in 0..=c.wire.len() {
+            if cut != c.wire.len() && !(has_bo && (c.wire.len() <= 64 || cut % 13 == 0)) {
+                continue;
             }
+            let what = format!("{} cut at {cut}", c.label);
+            checked += check(&c.codec, &c.wire[..cut], &c.calls, &what);
         }
     }
     println!("{checked} decodes checked, {byte_objects} vectors with BYTE_OBJECT calls");

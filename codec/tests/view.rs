@@ -10,7 +10,7 @@
 
 mod support;
 use pmix_codec::*;
-use support::{unhex, vector_files};
+use support::decode_cases;
 
 fn check(codec: &Codec, bytes: &[u8], calls: &[(DataType, usize)], what: &str) -> bool {
     let want = codec.decode_calls(bytes, calls);
@@ -72,34 +72,29 @@ impl observe::Observer for Watching {}
 #[test]
 fn a_view_fails_where_decode_fails_and_gives_its_values() {
     let (mut ok, mut failed) = (0usize, 0usize);
-    for f in vector_files() {
-        let codec = f.codec().unwrap();
-        for v in &f.tests {
-            let items = json::items_from_json(&v.items).unwrap();
-            let calls: Vec<(DataType, usize)> = items.iter().map(|i| (i.ty, usize::MAX)).collect();
-            let wire = unhex(&v.wire);
-            let what = |how: String| format!("{} {} vector {} {how}", f.component, f.buffer, v.id);
-            for cut in 0..=wire.len() {
-                if wire.len() > 32 && cut != wire.len() && cut % 41 != 0 {
-                    continue;
-                }
-                let passed = check(&codec, &wire[..cut], &calls, &what(format!("cut at {cut}")));
+    for c in decode_cases() {
+        let (codec, calls, wire) = (&c.codec, &c.calls, &c.wire);
+        let what = |how: String| format!("{} {how}", c.label);
+        for cut in 0..=wire.len() {
+            if wire.len() > 32 && cut != wire.len() && cut % 41 != 0 {
+                continue;
+            }
+            let passed = check(codec, &wire[..cut], calls, &what(format!("cut at {cut}")));
+            *if passed { &mut ok } else { &mut failed } += 1;
+        }
+        if wire.len() <= 64 {
+            for at in 0..wire.len() {
+                let mut bent = wire.clone();
+                bent[at] ^= 0x5a;
+                let passed = check(codec, &bent, calls, &what(format!("byte {at} flipped")));
                 *if passed { &mut ok } else { &mut failed } += 1;
             }
-            if wire.len() <= 64 {
-                for at in 0..wire.len() {
-                    let mut bent = wire.clone();
-                    bent[at] ^= 0x5a;
-                    let passed = check(&codec, &bent, &calls, &what(format!("byte {at} flipped")));
-                    *if passed { &mut ok } else { &mut failed } += 1;
-                }
-            }
-            // one value fewer room than sent: the capacity error, after the values
-            if let Some(first) = items.first().filter(|i| i.values.len() > 1) {
-                let mut tight = calls.clone();
-                tight[0].1 = first.values.len() - 1;
-                check(&codec, &wire, &tight, &what("capacity one short".into()));
-            }
+        }
+        // one value fewer room than sent: the capacity error, after the values
+        if let Some(first) = c.items.first().filter(|i| i.values.len() > 1) {
+            let mut tight = calls.clone();
+            tight[0].1 = first.values.len() - 1;
+            check(codec, wire, &tight, &what("capacity one short".into()));
         }
     }
     eprintln!("{ok} agreed views, {failed} agreed failures");
