@@ -876,12 +876,23 @@ impl<'a, O: Observer> Dec<'a, O> {
             self.u32()
         }
     }
+    /// A PROC's rank. v12's unpacker maps the 1.x special ranks INT32_MAX (UNDEF) and
+    /// INT32_MAX - 1 (WILDCARD) to today's (its packer writes ranks unchanged).
+    #[inline]
+    fn struct_rank(&mut self) -> Result<u32> {
+        let r = self.proc_rank()?;
+        Ok(match r {
+            0x7fff_ffff if self.fam == Family::Legacy12 => u32::MAX,
+            0x7fff_fffe if self.fam == Family::Legacy12 => u32::MAX - 1,
+            r => r,
+        })
+    }
     #[inline(always)]
     fn proc(&mut self) -> Result<Proc> {
         self.name(Seg::Name("nspace"));
         let nspace = self.required_string("namespace", 255)?;
         self.name(Seg::Name("rank"));
-        let rank = self.proc_rank()?;
+        let rank = self.struct_rank()?;
         Ok(Proc { nspace, rank })
     }
     /// [`Dec::proc`] into `p`, reusing its memory.
@@ -890,7 +901,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         self.name(Seg::Name("nspace"));
         self.required_string_into("namespace", 255, &mut p.nspace)?;
         self.name(Seg::Name("rank"));
-        p.rank = self.proc_rank()?;
+        p.rank = self.struct_rank()?;
         Ok(())
     }
     fn timeval(&mut self) -> Result<Timeval> {

@@ -701,8 +701,15 @@ impl Enc {
                 self.text(&r.name)?;
                 self.string(Some(&r.key[..]))?;
                 self.u16(r.ty);
-                self.i32(r.description.len() as i32);
-                for d in &r.description {
+                // The description is a C argv: the library counts it up to its first NULL
+                // (PMIx_Argv_count) and packs that many strings.
+                let n = r
+                    .description
+                    .iter()
+                    .position(|d| d.is_none())
+                    .unwrap_or(r.description.len());
+                self.i32(n as i32);
+                for d in &r.description[..n] {
                     self.text(d)?;
                 }
             }

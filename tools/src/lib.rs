@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod corpus;
+pub mod edges;
 pub mod hex;
 pub mod matrix;
 pub mod oracle;

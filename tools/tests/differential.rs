@@ -7,6 +7,7 @@
 
 use pmix_codec::*;
 use pmix_wire::corpus::{self, Case};
+use pmix_wire::edges;
 use pmix_wire::oracle::{Oracle, Reply};
 use pmix_wire::tokens::write_item;
 
@@ -30,11 +31,44 @@ struct Tally {
 /// own. Each names its quirk (codec/src/quirks.rs), whose chosen behaviour has its own test
 /// (codec/tests/quirks.rs). A case listed here that stops crashing fails the suite.
 fn has_topo(case: &Case) -> bool {
-    case.items.iter().flat_map(|i| &i.values).any(|v| match v {
-        Value::Topo(_) => true,
-        Value::DataArray(d) => d.ty == DataType::TOPO && !d.values.is_empty(),
-        _ => false,
-    })
+    // A TOPO packed by the TOPO packer: a top-level one, or the elements of an array at any
+    // depth (a VALUE's TOPO goes through the value packer, which checks it).
+    let top = case
+        .items
+        .iter()
+        .flat_map(|i| &i.values)
+        .any(|v| matches!(v, Value::Topo(_)));
+    top || any_value(
+        case,
+        &|v| matches!(v, Value::DataArray(d) if d.ty == DataType::TOPO && !d.values.is_empty()),
+    )
+}
+
+/// Calls `f` on every value of `v`, `v` first, then the values nested in it (a VALUE's,
+/// an INFO's, KVAL's or PDATA's value, array elements, an APP's and a QUERY's infos).
+fn walk(v: &Value, f: &mut dyn FnMut(&Value)) {
+    f(v);
+    let infos = |l: &[Info], f: &mut dyn FnMut(&Value)| l.iter().for_each(|i| walk(&i.value, f));
+    match v {
+        Value::Value(x) => walk(x, f),
+        Value::Info(i) => walk(&i.value, f),
+        Value::Kval(k) => walk(&k.value, f),
+        Value::Pdata(p) => walk(&p.value, f),
+        Value::DataArray(d) => d.values.iter().for_each(|x| walk(x, f)),
+        Value::InfoArray(l) => infos(l, f),
+        Value::App(a) => infos(&a.info, f),
+        Value::Query(q) => infos(&q.qualifiers, f),
+        _ => {}
+    }
+}
+
+/// Whether any value of the case, at any depth, satisfies `pred`.
+fn any_value(case: &Case, pred: &dyn Fn(&Value) -> bool) -> bool {
+    let mut found = false;
+    for v in case.items.iter().flat_map(|i| &i.values) {
+        walk(v, &mut |x| found |= pred(x));
+    }
+    found
 }
 
 /// Releases whose TOPO packer dereferences a NULL topology (quirk C1); 7.0 checks it.
@@ -50,19 +84,13 @@ fn after_typeless_darray(case: &Case) -> bool {
 }
 
 fn known_upstream_bug(codec: &Codec, case: &Case) -> Option<&'static str> {
-    let darray_of = |elem: DataType| {
-        case.items.iter().any(|i| {
-            i.values
-                .iter()
-                .any(|v| matches!(v, Value::DataArray(d) if d.ty == elem))
-        })
-    };
+    let darray_of =
+        |elem: DataType| any_value(case, &|v| matches!(v, Value::DataArray(d) if d.ty == elem));
     let value_of = |inner: DataType| {
-        case.items.iter().any(|i| {
-            i.values
-                .iter()
-                .any(|v| matches!(v, Value::Value(x) if x.data_type() == inner))
-        })
+        any_value(
+            case,
+            &|v| matches!(v, Value::Value(x) if x.data_type() == inner),
+        )
     };
     match codec.component {
         Component::V12
@@ -232,7 +260,8 @@ fn codec_matches_library(library: &str) {
         for kind in BufferKind::ALL {
             let codec = Codec::new(*comp, kind).with_release(rel);
             let mut tally = Tally::default();
-            let cases = corpus::cases(*comp, rel);
+            let mut cases = corpus::cases(*comp, rel);
+            cases.extend(edges::edge_cases(*comp, rel));
             for case in &cases {
                 check_case(&mut oracle, codec, case, &mut tally);
             }
