@@ -6,7 +6,6 @@ pub mod cli;
 pub mod corpus;
 pub mod edges;
 pub mod hex;
-pub mod matrix;
 pub mod oracle;
 pub mod tokens;
 pub mod vectorgen;
