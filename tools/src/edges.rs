@@ -103,6 +103,21 @@ impl Context {
         }
     }
 
+    /// The core contexts carry every edge (of a struct type, each field's extremes); the
+    /// others carry a fifth of a scalar type's edges each (together all of them) and a
+    /// struct type's first sample: every (type, context) pair, without multiplying bytes.
+    pub fn is_core(self) -> bool {
+        matches!(
+            self,
+            Context::Top
+                | Context::Value
+                | Context::Info
+                | Context::Kval
+                | Context::DataArray
+                | Context::InfoArray
+        )
+    }
+
     /// Whether the context goes through a `pmix_value_t` (VALUE, INFO, KVAL, PDATA, ...).
     pub fn is_typed_value(self) -> bool {
         !matches!(
@@ -227,6 +242,13 @@ pub fn integer_candidates() -> Vec<i128> {
 
 /// The text lengths tried in a text or byte leaf: the varint length boundaries.
 const LENGTHS: &[usize] = &[0, 1, 127, 128, 255, 256, 16383, 16384];
+
+/// The lengths for a leaf: all of them for a text or byte type of a flex-integer
+/// component, the short ones for a struct's field (the long ones are the same length
+/// field, only bigger vectors) and where lengths are fixed-width integers.
+fn lengths(scalar: bool) -> impl Iterator<Item = usize> {
+    LENGTHS.iter().copied().filter(move |&n| scalar || n < LONG)
+}
 /// Text fields the C structs hold in fixed arrays, and their longest text: a longer one
 /// is cut by the library when the struct is built (`pmix_nspace_t`, `pmix_key_t`), before
 /// any byte is packed, so it is not a wire edge.
@@ -260,7 +282,7 @@ fn float_candidates() -> Vec<J> {
 
 /// The candidate leaves tried where `leaf` is; each is tagged "long" when it is only for
 /// the top level.
-fn candidates(leaf: &J) -> Vec<(J, bool)> {
+fn candidates(leaf: &J, scalar: bool) -> Vec<(J, bool)> {
     match leaf {
         J::Bool(_) => vec![(J::Bool(false), false), (J::Bool(true), false)],
         J::Number(n) if n.is_f64() => float_candidates().into_iter().map(|c| (c, false)).collect(),
@@ -277,12 +299,11 @@ fn candidates(leaf: &J) -> Vec<(J, bool)> {
             .collect(),
         J::String(_) | J::Null => {
             let mut v = vec![(J::Null, false)];
-            v.extend(LENGTHS.iter().map(|&n| (J::from("s".repeat(n)), n >= LONG)));
+            v.extend(lengths(scalar).map(|n| (J::from("s".repeat(n)), n >= LONG)));
             v
         }
-        J::Object(o) if o.len() == 1 && o.contains_key("hex") => LENGTHS
-            .iter()
-            .map(|&n| (serde_json::json!({ "hex": "a5".repeat(n) }), n >= LONG))
+        J::Object(o) if o.len() == 1 && o.contains_key("hex") => lengths(scalar)
+            .map(|n| (serde_json::json!({ "hex": "a5".repeat(n) }), n >= LONG))
             .collect(),
         _ => vec![],
     }
@@ -359,7 +380,7 @@ pub fn edges(ty: DataType, comp: Component, rel: Release) -> Vec<Edge> {
         let mut leaf = base_j.clone();
         let leaf = at(&mut leaf, &path);
         let float_leaf = matches!(leaf, J::Number(n) if n.is_f64());
-        let mut cands = candidates(leaf);
+        let mut cands = candidates(leaf, scalar && comp.family() == Family::Modern);
         let bound = BOUNDED_TEXT
             .iter()
             .find(|(name, _)| {
@@ -461,10 +482,26 @@ pub fn edge_cases(comp: Component, rel: Release) -> Vec<Case> {
             if !holds(ctx, ty, comp, rel) {
                 continue;
             }
-            let vals: Vec<&Edge> = all
-                .iter()
-                .filter(|e| ctx == Context::Top || (!e.long && e.extreme))
-                .collect();
+            let scalar = all.iter().all(|e| e.extreme);
+            let short: Vec<&Edge> = all.iter().filter(|e| !e.long).collect();
+            let vals: Vec<&Edge> = match ctx {
+                Context::Top => all.iter().collect(),
+                c if c.is_core() => short.into_iter().filter(|e| e.extreme).collect(),
+                // beyond the core: a struct type's first sample; a scalar type's first and
+                // last edges and a fifth of the others, in turn, so that the extended
+                // contexts together carry every edge
+                _ if !scalar => short.into_iter().take(1).collect(),
+                c => {
+                    let turn = CONTEXTS.iter().position(|&x| x == c).unwrap_or(0);
+                    let last = short.len().saturating_sub(1);
+                    short
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i == 0 || *i == last || i % 5 == turn % 5)
+                        .map(|(_, e)| e)
+                        .collect()
+                }
+            };
             let (good, refused): (Vec<&Edge>, Vec<&Edge>) = vals
                 .into_iter()
                 .partition(|e| packs(&wrap(ctx, ty, std::slice::from_ref(&e.value))));

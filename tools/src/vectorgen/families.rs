@@ -256,5 +256,7 @@ pub(super) fn all_cases(comp: Component, rel: Release) -> Vec<Case> {
             });
         }
     }
+    // every edge of every value-carrying type in every context that holds it
+    cases.extend(crate::edges::edge_cases(comp, rel));
     cases
 }

@@ -27,6 +27,7 @@ fn representatives(g: &Gen) -> Vec<(String, Vec<Item>, Vec<u8>)> {
         if d.comment.starts_with("bound.")
             || d.comment.starts_with("info-of.")
             || d.comment.starts_with("kval-of.")
+            || d.comment.starts_with("edge.")
             || d.comment.starts_with("nest.")
         {
             continue;
