@@ -571,15 +571,25 @@ impl<'s> Dissector<'s> {
                 msg.payload = bytes[16..].to_vec();
                 match (c.component(), c.buffer_kind()) {
                     (Some(comp), Some(kind)) => {
+                        let (release, server_release) = match release.refusal(comp) {
+                            Some(why) => {
+                                // a release without the component cannot have sent it:
+                                // decode with the nearest release that ships it
+                                let near = nearest_shipping(release, comp);
+                                msg.problems.push(Problem::new(
+                                    Severity::Note,
+                                    field_offset(&c, "bfrops"),
+                                    "bfrops",
+                                    format!("{why}: decoded with the {near} profile, the nearest that does"),
+                                ));
+                                info.release = Some(near);
+                                let s = self.opts.server_release.unwrap_or(near);
+                                info.server_release = Some(s);
+                                (near, s)
+                            }
+                            None => (release, server_release),
+                        };
                         let codec = Codec::new(comp, kind).with_release(release);
-                        if let Some(why) = release.refusal(comp) {
-                            msg.problems.push(Problem::new(
-                                Severity::Warning,
-                                field_offset(&c, "bfrops"),
-                                "bfrops",
-                                format!("{why}: decoded as that profile describes the component"),
-                            ));
-                        }
                         match c.infos(&codec) {
                             Ok(items) => {
                                 msg.offsets = offsets_of(&codec, &c.blob.1, &items, c.blob.0);
@@ -915,6 +925,19 @@ impl<'s> Dissector<'s> {
         (self.sink)(Event::Stats(stats.clone()));
         stats
     }
+}
+
+/// The release nearest to `r` (the first later one, else the last earlier one) that ships
+/// `c`.
+fn nearest_shipping(r: Release, c: Component) -> Release {
+    let all = Release::ALL;
+    let at = all.iter().position(|x| *x == r).unwrap_or(0);
+    all[at..]
+        .iter()
+        .chain(all[..at].iter().rev())
+        .copied()
+        .find(|x| x.ships(c))
+        .unwrap_or(Release::Master)
 }
 
 fn side_of(conn: &Conn, d: usize) -> Side {
