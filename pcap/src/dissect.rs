@@ -1049,7 +1049,10 @@ pub fn decode_problem(
         Severity::Error,
         Some(base + offset),
         field,
-        format!("does not decode in {component} ({release}): {e}"),
+        format!(
+            "does not decode in {component} ({release} profile): {} at payload byte {offset}: {}",
+            e.status, e.reason
+        ),
     );
     p.explanation = Some(crate::explain::decode_failure(e, component, release));
     p
