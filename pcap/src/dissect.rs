@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
 use pmix_codec::{BufferKind, Codec, Component, Release};
-use pmix_peer::frame::{Header, HEADER_LEN, TAG_NOTIFY};
+use pmix_ptl::frame::{Header, HEADER_LEN, TAG_NOTIFY};
 
 use crate::capture::{self, Parsed, RawPacket};
 use crate::event::{ConnInfo, Event, Message, Problem, Severity, Side, Stats};
@@ -540,13 +540,13 @@ impl<'s> Dissector<'s> {
         let mut msg = self.message(conn, Side::Client, "connect", p, offset);
         msg.header = bytes[..16].to_vec();
         match handshake::parse_connect(&bytes, le) {
-            Err(bad) => {
+            Err(why) => {
                 msg.payload = bytes[16..].to_vec();
                 msg.problems.push(Problem::new(
                     Severity::Error,
-                    Some(bad.offset),
-                    bad.field,
-                    format!("connect message does not parse: {}", bad.reason),
+                    None,
+                    "connect message",
+                    format!("does not parse as the server's connection handler reads it (the server drops the connection): {why}"),
                 ));
                 (self.sink)(Event::Connection(info));
                 (self.sink)(Event::Message(msg));
@@ -559,13 +559,13 @@ impl<'s> Dissector<'s> {
                 let release = self.opts.release.unwrap_or(release);
                 let server_release = self.opts.server_release.unwrap_or(release);
                 info.kind = Some(c.kind);
-                info.version = Some(c.version.clone());
+                info.version = Some(c.msg.version.clone());
                 info.release = Some(release);
                 info.release_exact = exact || self.opts.release.is_some();
                 info.server_release = Some(server_release);
                 info.component = c.component();
                 info.buffer = c.buffer_kind();
-                info.proc = c.proc.clone();
+                info.proc = c.msg.proc.clone();
                 info.little_endian = Some(c.little_endian);
                 msg.fields = c.fields.clone();
                 msg.payload = bytes[16..].to_vec();
@@ -592,7 +592,7 @@ impl<'s> Dissector<'s> {
                         let codec = Codec::new(comp, kind).with_release(release);
                         match c.infos(&codec) {
                             Ok(items) => {
-                                msg.offsets = offsets_of(&codec, &c.blob.1, &items, c.blob.0);
+                                msg.offsets = offsets_of(&codec, &c.msg.tail, &items, c.blob_offset);
                                 msg.items = items;
                             }
                             Err(e) => msg
@@ -605,9 +605,9 @@ impl<'s> Dissector<'s> {
                     }
                     (comp, _) => {
                         let (field, what) = if comp.is_none() {
-                            ("bfrops", format!("bfrops component {:?} is none this dissector knows (v12 v20 v21 v3 v4 v41 v51 v61): the connection's messages are not decoded", c.bfrops))
+                            ("bfrops", format!("bfrops component {:?} is none this dissector knows (v12 v20 v21 v3 v4 v41 v51 v61): the connection's messages are not decoded", c.msg.bfrops))
                         } else {
-                            ("buffer type", format!("buffer type {} is neither 1 (non-described) nor 2 (fully described): the connection's messages are not decoded", c.buffer_type))
+                            ("buffer type", format!("buffer type {} is neither 1 (non-described) nor 2 (fully described): the connection's messages are not decoded", c.msg.buffer_type))
                         };
                         msg.problems.push(Problem::new(
                             Severity::Error,

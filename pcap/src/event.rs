@@ -162,7 +162,7 @@ impl ConnInfo {
             "client": self.client.to_string(),
             "server": self.server.to_string(),
             "packet": self.packet,
-            "peer": self.kind.map(|k| k.name()),
+            "peer": self.kind.map(crate::handshake::kind_name),
             "version": self.version,
             "release": self.release.map(|r| r.name()),
             "release_exact": self.release_exact,

@@ -1,7 +1,9 @@
 //! The PTL connect message and the server's answer, read from the server's side, as
 //! OpenPMIx's connection handler reads them (`ptl_base_connection_hdlr.c`, flag values in
 //! `ptl_base_handshake.h`). The tool's side of the same message is
-//! [`pmix_peer::handshake::ConnectRequest::encode`].
+//! [`pmix_ptl::handshake::ConnectRequest::encode`]; the
+//! parse itself is `pmix-ptl`'s ([`pmix_ptl::accept::ConnectMessage::parse`]), shared with
+//! the native server; this module adds where each field sits and the answer's layout.
 //!
 //! Connect message: a 16-byte header in the sender's **host** order (pindex -1, tag
 //! `u32::MAX`, nbytes, padding), then psec NUL, credential length (u32, network order),
@@ -15,99 +17,27 @@
 //! (the credential's validation).
 
 use pmix_codec::{BufferKind, Component, DataType, Item, Release, Value};
-use pmix_peer::handshake::{MAX_CONNECT_LEN, NSPACE_FIELD};
+use pmix_ptl::accept::{ConnectMessage, PeerFlag, MAX_CONNECT_BODY};
+use pmix_ptl::handshake::NSPACE_FIELD;
 
-/// Who connects (the flag byte).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PeerKind {
-    /// 0: a client the server launched (or registered).
-    Client,
-    /// 1: a tool of the pre-4 protocol.
-    LegacyTool,
-    /// 2: a launcher of the pre-4 protocol.
-    LegacyLauncher,
-    /// 3: a tool that needs the server to assign it an identifier.
-    ToolNeedsId,
-    /// 4: a tool that names itself.
-    ToolGivenId,
-    /// 5: a tool the server started.
-    ToolClient,
-    /// 6: a launcher that needs an identifier.
-    LauncherNeedsId,
-    /// 7: a launcher that names itself.
-    LauncherGivenId,
-    /// 8: a launcher the server started.
-    LauncherClient,
-    /// 9: a singleton client.
-    Singleton,
-    /// 10: a scheduler with an identifier.
-    Scheduler,
-}
+/// Who connects: the flag byte, as `pmix-ptl` reads it.
+pub type PeerKind = PeerFlag;
 
-impl PeerKind {
-    /// From the flag byte.
-    pub fn from_flag(flag: u8) -> Option<PeerKind> {
-        use PeerKind::*;
-        Some(match flag {
-            0 => Client,
-            1 => LegacyTool,
-            2 => LegacyLauncher,
-            3 => ToolNeedsId,
-            4 => ToolGivenId,
-            5 => ToolClient,
-            6 => LauncherNeedsId,
-            7 => LauncherGivenId,
-            8 => LauncherClient,
-            9 => Singleton,
-            10 => Scheduler,
-            _ => return None,
-        })
-    }
-
-    /// The short name used in reports.
-    pub fn name(self) -> &'static str {
-        use PeerKind::*;
-        match self {
-            Client => "client",
-            LegacyTool => "legacy-tool",
-            LegacyLauncher => "legacy-launcher",
-            ToolNeedsId => "needs-id-tool",
-            ToolGivenId => "tool",
-            ToolClient => "tool-client",
-            LauncherNeedsId => "needs-id-launcher",
-            LauncherGivenId => "launcher",
-            LauncherClient => "launcher-client",
-            Singleton => "singleton",
-            Scheduler => "scheduler",
-        }
-    }
-
-    /// Whether the server answers with the client's short reply (status, index).
-    pub fn client_reply(self) -> bool {
-        matches!(self, PeerKind::Client | PeerKind::Singleton)
-    }
-
-    /// Whether the server assigns an identifier in its answer.
-    pub fn needs_id(self) -> bool {
-        matches!(self, PeerKind::ToolNeedsId | PeerKind::LauncherNeedsId)
-    }
-
-    fn has_ids(self) -> bool {
-        !matches!(self, PeerKind::Client)
-    }
-
-    fn has_proc(self) -> bool {
-        use PeerKind::*;
-        matches!(
-            self,
-            Client
-                | ToolGivenId
-                | LauncherGivenId
-                | Singleton
-                | Scheduler
-                | ToolClient
-                | LauncherClient
-        )
+/// The short name of a peer kind used in reports.
+pub fn kind_name(k: PeerKind) -> &'static str {
+    use PeerFlag::*;
+    match k {
+        SimpleClient => "client",
+        LegacyTool => "legacy-tool",
+        LegacyLauncher => "legacy-launcher",
+        ToolNeedsId => "needs-id-tool",
+        ToolGivenId => "tool",
+        ToolClient => "tool-client",
+        LauncherNeedsId => "needs-id-launcher",
+        LauncherGivenId => "launcher",
+        LauncherClient => "launcher-client",
+        SingletonClient => "singleton",
+        SchedulerWithId => "scheduler",
     }
 }
 
@@ -124,55 +54,46 @@ pub struct Field {
     pub value: String,
 }
 
-/// What the connect message says.
+/// What the connect message says: `pmix-ptl`'s parse, and where each field sits.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Connect {
     /// Whether its header was little-endian (the sender's host order).
     pub little_endian: bool,
+    /// The message as `pmix_ptl::accept::ConnectMessage::parse` reads it.
+    pub msg: ConnectMessage,
     /// The peer kind (flag byte).
     pub kind: PeerKind,
-    /// The version string.
-    pub version: String,
-    /// The bfrops component named (as sent).
-    pub bfrops: String,
-    /// The buffer type byte (1 non-described, 2 fully described).
-    pub buffer_type: u8,
-    /// The peer's nspace and rank, when it sent them.
-    pub proc: Option<(String, u32)>,
-    /// Every field in order.
+    /// Every field in order, with its message offset.
     pub fields: Vec<Field>,
-    /// Offset (from the message start) and bytes of the info blob.
-    pub blob: (usize, Vec<u8>),
+    /// Offset (from the message start) of the tail after the gds name (the info blob).
+    pub blob_offset: usize,
 }
 
 impl Connect {
     /// The negotiated component, if it is one this codec knows.
     pub fn component(&self) -> Option<Component> {
-        self.bfrops.parse().ok()
+        self.msg.component()
     }
 
     /// The buffer kind.
     pub fn buffer_kind(&self) -> Option<BufferKind> {
-        match self.buffer_type {
-            1 => Some(BufferKind::NonDescribed),
-            2 => Some(BufferKind::FullyDescribed),
-            _ => None,
-        }
+        self.msg.kind()
     }
 
     /// The release profile the version string names, and whether it was an exact match.
     pub fn release(&self) -> (Release, bool) {
-        release_of(&self.version)
+        release_of(&self.msg.version)
     }
 
-    /// The info blob's pack calls (`size_t n`, then `n` INFOs) decoded in `codec`.
+    /// The info blob's pack calls (`size_t n`, then `n` INFOs) decoded in `codec`; none for
+    /// no tail or the zero byte 4.2.2 clients send.
     pub fn infos(&self, codec: &pmix_codec::Codec) -> Result<Vec<Item>, pmix_codec::Error> {
-        let bytes = &self.blob.1;
-        let mut u = codec.unpacker(&bytes[..]);
+        let bytes = &self.msg.tail;
         let mut items = Vec::new();
-        if bytes.is_empty() {
+        if bytes.iter().all(|b| *b == 0) {
             return Ok(items);
         }
+        let mut u = codec.unpacker(&bytes[..]);
         let n = u.unpack(DataType::SIZE, 1)?;
         let count = match n.values.first() {
             Some(Value::Size(c)) => *c,
@@ -216,7 +137,7 @@ pub fn release_of(version: &str) -> (Release, bool) {
     (r, false)
 }
 
-/// Whether 16 bytes look like a connect header, and its nbytes if so.
+/// Whether 16 bytes look like a connect header, and its nbytes and byte order if so.
 /// `None` = not a connect header; `Some(Err(..))` = one whose length no server accepts.
 pub fn connect_header(h: &[u8; 16]) -> Option<Result<(u32, bool), String>> {
     if h[..8] != [0xff; 8] {
@@ -224,142 +145,59 @@ pub fn connect_header(h: &[u8; 16]) -> Option<Result<(u32, bool), String>> {
     }
     let le = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
     let be = u32::from_be_bytes([h[8], h[9], h[10], h[11]]);
-    Some(if (le as usize) <= MAX_CONNECT_LEN && le > 0 {
+    Some(if le <= MAX_CONNECT_BODY && le > 0 {
         Ok((le, true))
-    } else if (be as usize) <= MAX_CONNECT_LEN && be > 0 {
+    } else if be <= MAX_CONNECT_BODY && be > 0 {
         Ok((be, false))
     } else {
         Err(format!(
-            "connect header claims {le} bytes (little-endian) or {be} (big-endian); the server accepts at most {MAX_CONNECT_LEN}"
+            "connect header claims {le} bytes (little-endian) or {be} (big-endian); the server accepts at most {MAX_CONNECT_BODY}"
         ))
     })
 }
 
-/// A failure to read the connect message: where, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadField {
-    /// Offset from the start of the message.
-    pub offset: usize,
-    /// The field.
-    pub field: &'static str,
-    /// Why.
-    pub reason: String,
-}
-
-struct Cursor<'a> {
-    msg: &'a [u8],
-    at: usize,
-    fields: Vec<Field>,
-}
-
-impl<'a> Cursor<'a> {
-    fn bad(&self, field: &'static str, reason: impl Into<String>) -> BadField {
-        BadField {
-            offset: self.at,
-            field,
-            reason: reason.into(),
-        }
-    }
-    fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], BadField> {
-        let left = self.msg.len() - self.at;
-        if n > left {
-            return Err(self.bad(field, format!("needs {n} bytes, {left} left")));
-        }
-        let s = &self.msg[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
-    }
-    fn record(&mut self, start: usize, name: &'static str, value: String) {
-        self.fields.push(Field {
-            offset: start,
-            len: self.at - start,
+/// Parse a whole connect message (header and `nbytes` of body) with `pmix-ptl`, and lay
+/// out where each field sits. The error is `pmix-ptl`'s reason.
+pub fn parse_connect(msg: &[u8], little_endian: bool) -> Result<Connect, String> {
+    let body = msg.get(16..).ok_or("shorter than its 16-byte header")?;
+    let m = ConnectMessage::parse(body).map_err(|e| e.to_string())?;
+    let mut fields = Vec::new();
+    let mut at = 16;
+    let mut put = |len: usize, name: &'static str, value: String| {
+        fields.push(Field {
+            offset: at,
+            len,
             name,
             value,
         });
-    }
-    fn cstr(&mut self, field: &'static str) -> Result<String, BadField> {
-        let start = self.at;
-        let rest = &self.msg[self.at..];
-        let Some(nul) = rest.iter().position(|b| *b == 0) else {
-            return Err(self.bad(field, "no NUL before the end of the message"));
-        };
-        let s = String::from_utf8_lossy(&rest[..nul]).into_owned();
-        self.at += nul + 1;
-        self.record(start, field, format!("{s:?}"));
-        Ok(s)
-    }
-    fn u32(&mut self, field: &'static str) -> Result<u32, BadField> {
-        let start = self.at;
-        let b = self.take(4, field)?;
-        let v = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-        self.record(start, field, v.to_string());
-        Ok(v)
-    }
-    fn u8(&mut self, field: &'static str) -> Result<u8, BadField> {
-        let start = self.at;
-        let v = self.take(1, field)?[0];
-        self.record(start, field, v.to_string());
-        Ok(v)
-    }
-}
-
-/// Parse a whole connect message (header and `nbytes` of body).
-pub fn parse_connect(msg: &[u8], little_endian: bool) -> Result<Connect, BadField> {
-    let mut c = Cursor {
-        msg,
-        at: 16,
-        fields: Vec::new(),
+        at += len;
     };
-    if msg.len() < 16 {
-        return Err(c.bad("header", "shorter than 16 bytes"));
+    put(m.psec.len() + 1, "psec", format!("{:?}", m.psec));
+    put(4, "credential length", m.credential.len().to_string());
+    let cred: String = m.credential.iter().map(|b| format!("{b:02x}")).collect();
+    put(m.credential.len(), "credential", cred);
+    put(1, "flag", format!("{} ({})", m.flag.byte(), kind_name(m.flag)));
+    if let Some((uid, gid)) = m.ids {
+        put(4, "uid", uid.to_string());
+        put(4, "gid", gid.to_string());
     }
-    let psec = c.cstr("psec")?;
-    let _ = psec;
-    let cred_len = c.u32("credential length")?;
-    let start = c.at;
-    let cred = c.take(cred_len as usize, "credential")?;
-    let hexcred: String = cred.iter().map(|b| format!("{b:02x}")).collect();
-    c.record(start, "credential", hexcred);
-    let flag = c.u8("flag")?;
-    let kind = PeerKind::from_flag(flag).ok_or_else(|| BadField {
-        offset: c.at - 1,
-        field: "flag",
-        reason: format!(
-            "{flag} is no peer kind the server knows (0..=10): it drops the connection"
-        ),
-    })?;
-    if let Some(f) = c.fields.last_mut() {
-        f.value = format!("{flag} ({})", kind.name());
+    if let Some((ns, rank)) = &m.proc {
+        put(ns.len() + 1, "nspace", format!("{ns:?}"));
+        put(4, "rank", rank.to_string());
     }
-    if kind.has_ids() {
-        c.u32("uid")?;
-        c.u32("gid")?;
+    put(m.version.len() + 1, "version", format!("{:?}", m.version));
+    if !m.version.starts_with("2.0.") {
+        put(m.bfrops.len() + 1, "bfrops", format!("{:?}", m.bfrops));
+        put(1, "buffer type", m.buffer_type.to_string());
+        put(m.gds.len() + 1, "gds", format!("{:?}", m.gds));
     }
-    let mut proc = None;
-    if kind.has_proc() {
-        let ns = c.cstr("nspace")?;
-        let rank = c.u32("rank")?;
-        proc = Some((ns, rank));
-    }
-    let version = c.cstr("version")?;
-    let (bfrops, buffer_type) = if version.starts_with("2.0") {
-        ("v20".to_string(), 1u8)
-    } else {
-        let b = c.cstr("bfrops")?;
-        let t = c.u8("buffer type")?;
-        c.cstr("gds")?;
-        (b, t)
-    };
-    let blob = (c.at, msg[c.at..].to_vec());
+    let blob_offset = msg.len() - m.tail.len();
     Ok(Connect {
         little_endian,
-        kind,
-        version,
-        bfrops,
-        buffer_type,
-        proc,
-        fields: c.fields,
-        blob,
+        kind: m.flag,
+        msg: m,
+        fields,
+        blob_offset,
     })
 }
 
@@ -382,10 +220,10 @@ pub struct Answer {
 pub fn answer_len(kind: PeerKind, status: i32) -> usize {
     if status != 0 {
         4
-    } else if kind.client_reply() {
+    } else if kind.is_client() {
         8
     } else {
-        4 + pmix_peer::handshake::reply_len_after_status(kind.needs_id())
+        4 + pmix_ptl::handshake::reply_len_after_status(kind.needs_id())
     }
 }
 
@@ -408,7 +246,7 @@ pub fn parse_answer(kind: PeerKind, b: &[u8]) -> Answer {
     if status != 0 || b.len() < answer_len(kind, status) {
         return a;
     }
-    if kind.client_reply() {
+    if kind.is_client() {
         a.index = Some(u(4));
         return a;
     }
@@ -426,7 +264,7 @@ pub fn parse_answer(kind: PeerKind, b: &[u8]) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmix_peer::{ConnectRequest, Identity};
+    use pmix_ptl::{ConnectRequest, Identity};
 
     #[test]
     fn the_peers_connect_message_parses_back() {
@@ -443,8 +281,9 @@ mod tests {
         assert_eq!(n as usize, b.len() - 16);
         let c = parse_connect(&b, le).unwrap();
         assert_eq!(c.kind, PeerKind::ToolGivenId);
-        assert_eq!(c.proc, Some(("tw".to_string(), 3)));
-        assert_eq!(c.version, "5.0.7");
+        assert_eq!(c.fields.iter().find(|f| f.name == "bfrops").unwrap().offset, b.windows(4).position(|w| w == b"v51\0").unwrap());
+        assert_eq!(c.msg.proc, Some(("tw".to_string(), 3)));
+        assert_eq!(c.msg.version, "5.0.7");
         assert_eq!(c.component(), Some(Component::V51));
         assert_eq!(c.buffer_kind(), Some(BufferKind::NonDescribed));
         assert_eq!(c.release(), (Release::OpenPmix5_0, true));
@@ -452,7 +291,7 @@ mod tests {
         let infos = c.infos(&codec).unwrap();
         assert_eq!(infos[1].values.len(), 2);
         // cut anywhere: a clear field error, never a panic
-        for cut in 16..b.len() - c.blob.1.len() {
+        for cut in 16..c.blob_offset {
             assert!(parse_connect(&b[..cut], le).is_err(), "cut {cut}");
         }
     }
@@ -467,7 +306,7 @@ mod tests {
 
     #[test]
     fn answers() {
-        assert_eq!(answer_len(PeerKind::Client, 0), 8);
+        assert_eq!(answer_len(PeerKind::SimpleClient, 0), 8);
         assert_eq!(answer_len(PeerKind::ToolGivenId, -1), 4);
         assert_eq!(answer_len(PeerKind::ToolGivenId, 0), 4 + 256 + 8);
         assert_eq!(answer_len(PeerKind::ToolNeedsId, 0), 4 + 2 * 260 + 4);

@@ -1,10 +1,10 @@
 //! A framed message's payload, decoded pack call by pack call with the connection's codec:
 //! requests by their command's argument grammar, replies by the grammar of the request they
 //! answer, events by the notification's. The grammars are OpenPMIx's (the sources are named
-//! in [`pmix_peer::command`]); a command without one here is shown as bytes, not guessed.
+//! in [`pmix_ptl::command`]); a command without one here is shown as bytes, not guessed.
 
 use pmix_codec::{Codec, DataType, ErrorDetails, Item, Status, Value};
-use pmix_peer::command::cmd;
+use pmix_ptl::command::cmd;
 
 /// `pmix_cmd_t` names (`src/include/pmix_globals.h`), by value.
 pub fn command_name(c: u8) -> Option<&'static str> {
@@ -271,7 +271,7 @@ pub fn decode_event(codec: &Codec, payload: &[u8]) -> Decoded {
 mod tests {
     use super::*;
     use pmix_codec::{BufferKind, Component, Info};
-    use pmix_peer::{AllocDirective, Request};
+    use pmix_ptl::{AllocDirective, Request};
 
     #[test]
     fn requests_decode_to_the_pack_calls_that_made_them() {

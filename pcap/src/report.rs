@@ -14,7 +14,7 @@ fn conn_line(c: &ConnInfo) -> String {
     let opt = |o: Option<&str>| o.unwrap_or("?").to_string();
     s.push_str(&format!(
         "  peer {}, version {}, bfrops {}, buffer {}\n",
-        opt(c.kind.map(|k| k.name())),
+        opt(c.kind.map(crate::handshake::kind_name)),
         opt(c.version.as_deref()),
         opt(c.component.map(|k| k.name())),
         opt(c.buffer.map(|k| k.name())),
@@ -156,7 +156,7 @@ pub fn summary(e: &Event) -> Option<String> {
             c.id,
             c.client,
             c.server,
-            c.kind.map(|k| k.name()).unwrap_or("?"),
+            c.kind.map(crate::handshake::kind_name).unwrap_or("?"),
             c.version.as_deref().unwrap_or("?"),
             c.component.map(|k| k.name()).unwrap_or("?"),
             c.buffer.map(|k| k.name()).unwrap_or("?"),
