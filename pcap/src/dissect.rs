@@ -592,12 +592,17 @@ impl<'s> Dissector<'s> {
                         let codec = Codec::new(comp, kind).with_release(release);
                         match c.infos(&codec) {
                             Ok(items) => {
-                                msg.offsets = offsets_of(&codec, &c.msg.tail, &items, c.blob_offset);
+                                msg.offsets =
+                                    offsets_of(&codec, &c.msg.tail, &items, c.blob_offset);
                                 msg.items = items;
                             }
-                            Err(e) => msg
-                                .problems
-                                .push(decode_problem(&e, c.blob.0, &c.blob.1, comp, release)),
+                            Err(e) => msg.problems.push(decode_problem(
+                                &e,
+                                c.blob_offset,
+                                &c.msg.tail,
+                                comp,
+                                release,
+                            )),
                         }
                         conn.client_codec = Some(codec);
                         conn.server_codec =

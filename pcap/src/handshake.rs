@@ -176,7 +176,11 @@ pub fn parse_connect(msg: &[u8], little_endian: bool) -> Result<Connect, String>
     put(4, "credential length", m.credential.len().to_string());
     let cred: String = m.credential.iter().map(|b| format!("{b:02x}")).collect();
     put(m.credential.len(), "credential", cred);
-    put(1, "flag", format!("{} ({})", m.flag.byte(), kind_name(m.flag)));
+    put(
+        1,
+        "flag",
+        format!("{} ({})", m.flag.byte(), kind_name(m.flag)),
+    );
     if let Some((uid, gid)) = m.ids {
         put(4, "uid", uid.to_string());
         put(4, "gid", gid.to_string());
@@ -281,7 +285,10 @@ mod tests {
         assert_eq!(n as usize, b.len() - 16);
         let c = parse_connect(&b, le).unwrap();
         assert_eq!(c.kind, PeerKind::ToolGivenId);
-        assert_eq!(c.fields.iter().find(|f| f.name == "bfrops").unwrap().offset, b.windows(4).position(|w| w == b"v51\0").unwrap());
+        assert_eq!(
+            c.fields.iter().find(|f| f.name == "bfrops").unwrap().offset,
+            b.windows(4).position(|w| w == b"v51\0").unwrap()
+        );
         assert_eq!(c.msg.proc, Some(("tw".to_string(), 3)));
         assert_eq!(c.msg.version, "5.0.7");
         assert_eq!(c.component(), Some(Component::V51));

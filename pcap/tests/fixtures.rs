@@ -25,7 +25,13 @@ fn plain_server_capture_decodes_every_message() {
         .collect();
     assert_eq!(
         comps,
-        [Component::V61, Component::V51, Component::V41, Component::V51].map(Some)
+        [
+            Component::V61,
+            Component::V51,
+            Component::V41,
+            Component::V51
+        ]
+        .map(Some)
     );
     assert_eq!(conns.len(), 4);
     for c in &conns[..3] {
