@@ -3,11 +3,15 @@
  * values, allocation request, finalize. Prints one line per step; exits 0 only if every
  * check held. Builds against any OpenPMIx release from 4.2 on:
  *   gcc -Wall -Werror -o client client.c $(pkg-config --cflags --libs pmix)
- * Usage: client [collect|nocollect] */
+ * Usage: client [collect|nocollect|abort|die]
+ *   abort: rank 0 calls PMIx_Abort(3, ...) after init; the others wait in a fence
+ *   die:   rank 1 exits with 5 after init, without finalizing; rank 0's fence must then
+ *          fail (the server cleans up the lost connection) and rank 0 exits 0 if it did */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures = 0;
 #define CHECK(cond, ...)                                  \
@@ -60,8 +64,29 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("client %u: init ok in %s (library %s)\n", me.rank, me.nspace, PMIx_Get_version());
+    fflush(stdout);
     PMIX_PROC_CONSTRUCT(&wild);
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    if (argc > 1 && 0 == strcmp(argv[1], "abort")) {
+        if (0 == me.rank) {
+            rc = PMIx_Abort(3, "client test abort", NULL, 0);
+            printf("client 0: PMIx_Abort returned %s\n", PMIx_Error_string(rc));
+            return 3;
+        }
+        rc = PMIx_Fence(&wild, 1, NULL, 0);
+        printf("client %u: fence after abort -> %s\n", me.rank, PMIx_Error_string(rc));
+        return 4;
+    }
+    if (argc > 1 && 0 == strcmp(argv[1], "die")) {
+        if (1 == me.rank) {
+            _exit(5);
+        }
+        rc = PMIx_Fence(&wild, 1, NULL, 0);
+        printf("client %u: fence with a lost peer -> %s\n", me.rank, PMIx_Error_string(rc));
+        fflush(stdout);
+        PMIx_Finalize(NULL, 0);
+        return PMIX_SUCCESS == rc ? 1 : 0;
+    }
     size = get_u32(&wild, PMIX_JOB_SIZE, &ok);
     CHECK(ok && size >= 1, "job size");
     lsize = get_u32(&wild, PMIX_LOCAL_SIZE, &ok);

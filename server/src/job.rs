@@ -211,3 +211,88 @@ fn array(key: &str, infos: Vec<Info>) -> Kval {
         })),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::{BufferKind, Component, Release};
+
+    fn fixture() -> Vec<u8> {
+        let text = include_str!("../tests/fixtures/slurm-24.11-req-reply-v41-without-ltopo.hex");
+        let hex: String = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .flat_map(|l| l.chars())
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// Slurm's job slurm.pmix.17.0: one rank on n1, as its stepd described it.
+    fn slurm_job() -> Job {
+        Job {
+            nspace: "slurm.pmix.17.0".into(),
+            size: 1,
+            hostname: "n1".into(),
+            jobid: "17.0".into(),
+            nsdir: "/tmp/spmix_appdir_0_17.0".into(),
+            tmpdir: "/tmp".into(),
+            euid: 0,
+            topology: None,
+            extra: Vec::new(),
+            local_procs: false,
+        }
+    }
+
+    #[test]
+    fn reply_matches_the_slurm_capture() {
+        let codec =
+            Codec::new(Component::V41, BufferKind::NonDescribed).with_release(Release::OpenPmix5_0);
+        let ours = slurm_job().req_reply(&codec, "4.2.2rc2").unwrap();
+        let theirs = fixture();
+        assert_eq!(theirs.len(), 616);
+        if ours != theirs {
+            let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            panic!(
+                "REQ reply differs from Slurm's at byte {at:?} (ours {} bytes, Slurm's {})",
+                ours.len(),
+                theirs.len()
+            );
+        }
+    }
+
+    #[test]
+    fn a_changed_value_is_seen_by_the_comparison() {
+        let codec =
+            Codec::new(Component::V41, BufferKind::NonDescribed).with_release(Release::OpenPmix5_0);
+        let mut job = slurm_job();
+        job.hostname = "n2".into();
+        assert_ne!(job.req_reply(&codec, "4.2.2rc2").unwrap(), fixture());
+        job = slurm_job();
+        job.local_procs = true;
+        assert_ne!(job.req_reply(&codec, "4.2.2rc2").unwrap(), fixture());
+    }
+
+    #[test]
+    fn every_rank_gets_its_blob_in_every_component() {
+        let job = Job::new("j", 3);
+        for c in Component::ALL.into_iter().skip(1) {
+            for k in [BufferKind::NonDescribed, BufferKind::FullyDescribed] {
+                let codec = Codec::new(c, k);
+                let items = job.req_reply_items(&codec, "x").unwrap();
+                let blobs = items
+                    .iter()
+                    .filter(|i| {
+                        matches!(&i.values[0], Value::Kval(kv) if kv.key.as_ref().and_then(|t| t.as_str()) == Some("pmix.pblob"))
+                    })
+                    .count();
+                assert_eq!(blobs, 3, "{c} {k:?}");
+                let bytes = codec.encode(&items).unwrap();
+                let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+                assert_eq!(codec.decode(&bytes, &types).unwrap(), items, "{c} {k:?}");
+            }
+        }
+    }
+}
