@@ -5,7 +5,7 @@
 //! `pmix.pblob` BYTE_OBJECT holding that rank (PROC_RANK) and its KVALs. No status comes
 //! first; the client's gds reads KVALs until the buffer ends.
 //!
-//! [`Job::slurm_like`] orders the keys the way Slurm 24.11 with libpmix 5.0.7 does; the
+//! The keys come in the order Slurm 24.11 with libpmix 5.0.7 sends them; the unit
 //! test `reply_matches_the_slurm_capture` compares the bytes with a reply Slurm sent.
 
 use pmix_codec::{Codec, DataArray, DataType, Info, Item, Kval, Value};

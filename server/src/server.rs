@@ -357,7 +357,12 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
         refuse(sh, stream, conn, Status::ERR_NOT_SUPPORTED);
         return None;
     }
-    let codec = Codec::new(component, kind).with_release(release_of(&msg.version));
+    // the release the peer's version names, unless that release does not ship the
+    // component it asked for (a peer's claim we cannot reproduce): then master, which ships all
+    let release = Some(release_of(&msg.version))
+        .filter(|r| r.ships(component))
+        .unwrap_or(Release::Master);
+    let codec = Codec::new(component, kind).with_release(release);
     let job = &sh.config.job;
     let (rank, reply) = if msg.flag.is_client() {
         let Some((ns, rank)) = msg.proc.clone() else {

@@ -365,3 +365,58 @@ fn openpmix_example_client_under_launch_n_2() {
     }
     assert!(ran > 0 || std::env::var_os("CI").is_none());
 }
+
+/// `--env-only`: the server prints each rank's environment and serves clients started by
+/// someone else; it exits 0 once every rank has finalized.
+#[test]
+fn env_only_serves_clients_started_elsewhere() {
+    use std::io::{BufRead, BufReader};
+    if !available("4.2.2") {
+        return;
+    }
+    let b = build("4.2.2", "client", &client_c(), None);
+    let mut server = Command::new(env!("CARGO_BIN_EXE_pmix-server"))
+        .args(["launch", "-n", "2", "--env-only", "--timeout", "60"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let mut envs: Vec<Vec<(String, String)>> = Vec::new();
+    while envs.len() < 2 || envs[1].len() < 4 {
+        let line = lines.next().expect("the environment").unwrap();
+        if line.starts_with("# rank") {
+            envs.push(Vec::new());
+        } else if let Some((k, v)) = line.split_once('=') {
+            envs.last_mut().unwrap().push((k.into(), v.into()));
+        }
+        if line.starts_with("PMIX_SYSTEM_TMPDIR") && envs.len() == 2 {
+            break;
+        }
+    }
+    // the two ranks must run at the same time (they fence): spawn both, then wait
+    let children: Vec<_> = envs
+        .iter()
+        .map(|env| {
+            Command::new(&b.program)
+                .arg("nocollect")
+                .env_clear()
+                .envs(env.iter().cloned())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server did not see every rank finalize"
+    );
+}
