@@ -265,6 +265,17 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
     s.read_exact(buf)
 }
 
+/// Read exactly `n` bytes, growing the buffer only as bytes arrive: a peer that announces
+/// a large payload and sends little costs what it sent, not what it claimed.
+fn read_payload(s: &mut TcpStream, n: u32) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity((n as usize).min(64 * 1024));
+    let got = s.take(n as u64).read_to_end(&mut out)?;
+    if got != n as usize {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(out)
+}
+
 fn serve_connection(sh: &Arc<Shared>, mut stream: TcpStream, conn: u32) {
     stream.set_nodelay(true).ok();
     stream.set_read_timeout(Some(sh.config.handshake)).ok();
@@ -291,10 +302,9 @@ fn serve_connection(sh: &Arc<Shared>, mut stream: TcpStream, conn: u32) {
             );
             break;
         }
-        let mut payload = vec![0u8; h.nbytes as usize];
-        if read_full(&mut stream, &mut payload).is_err() {
+        let Ok(payload) = read_payload(&mut stream, h.nbytes) else {
             break;
-        }
+        };
         if sh.config.record {
             let mut wire = hdr.to_vec();
             wire.extend_from_slice(&payload);
@@ -335,8 +345,7 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
         );
         return None; // as OpenPMIx does: drop without an answer
     }
-    let mut body = vec![0u8; h.nbytes as usize];
-    read_full(stream, &mut body).ok()?;
+    let body = read_payload(stream, h.nbytes).ok()?;
     let mut wire = hdr.to_vec();
     wire.extend_from_slice(&body);
     sh.log(conn, None, Direction::Received, "connect", wire);
