@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     pmix_proc_t wild, peer;
     pmix_value_t val, *v;
     pmix_info_t info;
-    bool collect = !(argc > 1 && 0 == strcmp(argv[1], "nocollect"));
+    bool collect = !(argc > 1 && 0 == strcmp(argv[1], "nocollect")), yes = true;
     uint32_t size, lsize, r;
     int ok;
     char sval[64];
@@ -147,9 +147,17 @@ int main(int argc, char **argv)
         CHECK(PMIX_SUCCESS == rc && PMIX_UINT32 == v->type && v->data.uint32 == 1000 + r,
               "get t.u32 of %u: %s", r, PMIx_Error_string(rc));
         if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
+        /* t.i64 was put with PMIX_REMOTE: only its owner and processes on other nodes see
+         * it, and every rank here shares one node (a plain OpenPMIx server answers the
+         * same) */
         rc = PMIx_Get(&peer, "t.i64", NULL, 0, &v);
-        CHECK(PMIX_SUCCESS == rc && PMIX_INT64 == v->type && v->data.int64 == -5000000000LL - r,
-              "get t.i64 of %u: %s", r, PMIx_Error_string(rc));
+        if (r == me.rank) {
+            CHECK(PMIX_SUCCESS == rc && PMIX_INT64 == v->type &&
+                      v->data.int64 == -5000000000LL - r,
+                  "get own t.i64: %s", PMIx_Error_string(rc));
+        } else {
+            CHECK(PMIX_SUCCESS != rc, "got rank %u's REMOTE-scoped t.i64 on its own node", r);
+        }
         if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
         rc = PMIx_Get(&peer, "t.dbl", NULL, 0, &v);
         CHECK(PMIX_SUCCESS == rc && PMIX_DOUBLE == v->type && v->data.dval == 0.5 + r,
@@ -169,8 +177,11 @@ int main(int argc, char **argv)
                   PMIX_CHECK_NSPACE(v->data.proc->nspace, me.nspace),
               "get t.proc of %u: %s", r, PMIx_Error_string(rc));
         if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
-        rc = PMIx_Get(&peer, "t.absent", NULL, 0, &v);
-        CHECK(PMIX_SUCCESS != rc, "get t.absent of %u succeeded", r);
+        /* a key nobody put, asked with PMIX_IMMEDIATE: NOT_FOUND at once (without it an
+         * OpenPMIx server waits for the key to appear until its timeout) */
+        PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, &yes, PMIX_BOOL);
+        rc = PMIx_Get(&peer, "t.absent", &info, 1, &v);
+        CHECK(PMIX_ERR_NOT_FOUND == rc, "get t.absent of %u: %s", r, PMIx_Error_string(rc));
     }
     printf("client %u: got the values of %u ranks\n", me.rank, size);
 

@@ -8,7 +8,7 @@
 //! |---|---|---|---|
 //! | REQ | 0 | — | nspace, then KVALs (see [`crate::job`]) |
 //! | ABORT | 1 | status, message (STRING), `size_t n`, PROC\[n\] | STATUS |
-//! | COMMIT | 2 | (SCOPE, BUFFER of KVALs)* | STATUS |
+//! | COMMIT | 2 | (SCOPE, BUFFER of KVALs)* | STATUS (REMOTE-scoped values are not served: every rank is local) |
 //! | FENCENB | 3 | `size_t n`, PROC\[n\], `size_t ninfo`, INFO\[ninfo\] | STATUS, once all have entered |
 //! | GETNB | 4 | nspace, rank (PROC_RANK), `size_t ninfo`, INFO\[ninfo\], key | STATUS \[, BYTE_OBJECT{PROC, KVAL*}\] |
 //! | FINALIZE | 5 | — | STATUS |
@@ -87,6 +87,9 @@ impl Peer {
 }
 
 type R<T> = Result<T, String>;
+
+/// `PMIX_REMOTE` (`pmix_scope_t`).
+const SCOPE_REMOTE: u8 = 2;
 
 fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
     u.unpack(ty, 1)
@@ -228,7 +231,10 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
         cmd::COMMIT => {
             let mut kvs = Vec::new();
             while u.remaining() > 0 {
-                one(&mut u, DataType::SCOPE)?;
+                let scope = match one(&mut u, DataType::SCOPE)? {
+                    Value::Scope(s) => s,
+                    v => return Err(format!("commit scope: {v:?}")),
+                };
                 let inner = match one(&mut u, DataType::BUFFER)? {
                     Value::Buffer(b) => b.bytes,
                     v => return Err(format!("commit buffer: {v:?}")),
@@ -236,7 +242,10 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
                 let mut iu = codec.unpacker(&inner[..]);
                 while iu.remaining() > 0 {
                     match one(&mut iu, DataType::KVAL)? {
-                        Value::Kval(k) => kvs.push(*k),
+                        // every rank is on this node: PMIX_REMOTE data is for processes on
+                        // other nodes only, so it is read and not served (as OpenPMIx does)
+                        Value::Kval(k) if scope != SCOPE_REMOTE => kvs.push(*k),
+                        Value::Kval(_) => {}
                         v => return Err(format!("commit kval: {v:?}")),
                     }
                 }

@@ -420,3 +420,40 @@ fn env_only_serves_clients_started_elsewhere() {
         "the server did not see every rank finalize"
     );
 }
+
+/// The witness: the same client, against a plain OpenPMIx 4.2.2 server
+/// (`server/bench/openpmix-launcher.c`), passes the same checks, so what the client
+/// expects of pmix-server (a REMOTE-scoped value invisible on its own node, NOT_FOUND for a
+/// key nobody put, ...) is what the real library does.
+#[test]
+fn the_same_client_passes_against_a_plain_openpmix_server() {
+    if !available("4.2.2") {
+        return;
+    }
+    let client = build("4.2.2", "client", &client_c(), None);
+    let launcher = build(
+        "4.2.2",
+        "launcher",
+        &repo().join("server/bench/openpmix-launcher.c"),
+        None,
+    );
+    for (n, mode) in [(3u32, "collect"), (8, "nocollect")] {
+        let out = Command::new("timeout")
+            .args([
+                "120",
+                &launcher.program,
+                &n.to_string(),
+                &client.program,
+                mode,
+            ])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
+    }
+}

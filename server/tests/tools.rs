@@ -21,7 +21,9 @@ fn limits() -> Limits {
 
 fn start() -> (Server, ServerUri) {
     let server = Server::start(Config::new(Job::new("tooljob", 2))).unwrap();
-    let file = std::env::temp_dir().join(format!("pw-srv-uri-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = std::env::temp_dir().join(format!("pw-srv-uri-{}-{n}", std::process::id()));
     server.write_uri_file(&file).unwrap();
     let uri = ServerUri::from_file(&file).unwrap();
     let _ = std::fs::remove_file(&file);

@@ -168,12 +168,23 @@ fn main() -> ExitCode {
 
 fn write_report(server: &Server, path: Option<&std::path::Path>) {
     let Some(path) = path else { return };
-    let report = server
+    let mut report = server
         .shared
         .state
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .report();
+    // the server's peak resident memory, for the benchmark's memory per client
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+        });
+    report["vm_hwm_kb"] = serde_json::json!(hwm);
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("pmix-server: writing the report {}: {e}", path.display());
