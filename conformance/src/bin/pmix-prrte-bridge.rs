@@ -29,13 +29,17 @@
 //! own PMIx library refuses them, `PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`); a
 //! requester rank other than 0 (a job runs one process per candidate node, and the bridge
 //! drives its rank 0); REAQUIRE and REQ_CANCEL, which PRRTE answers `PMIX_ERR_NOT_SUPPORTED`
-//! whatever they carry (the bridge resends without `PMIX_ALLOC_INHERITANCE` to tell). A
-//! scheduler reclaim is played by a RELEASE of the bridge's own tool (PRRTE's teardown with
-//! return to the scheduler; it is permitted because PRRTE grants tools of the same uid), the
-//! only path that does not race a spawn.
+//! whatever they carry (the bridge resends without `PMIX_ALLOC_INHERITANCE` to tell); a
+//! scheduler reclaim (see `RECLAIM_UNSUPPORTED`).
+//!
+//! The harness acts only with privileges the spec grants: a job is ended by its launcher (the
+//! tool or job that spawned it) while that runs, else by itself; the bridge's own tool only
+//! queries and spawns (and ends) its own probe jobs. It never relies on PRRTE letting a tool
+//! that owns nothing act on a reservation (PRRTE's uid-ownership deviation).
 
 use pmix_codec::attrs;
 use pmix_codec::{Info, Value};
+use pmix_conformance::bridge as harness;
 use pmix_conformance::protocol::{
     EventView, Observed, ProcRef, Request, Requester, RequesterKind, Response,
 };
@@ -205,6 +209,8 @@ struct Bridge {
     scheduler: Option<Puppet>,
     /// Scenario job namespace -> PRRTE's.
     jobs: BTreeMap<String, String>,
+    /// Scenario job namespace -> the requester that spawned it (its launcher, who ends it).
+    launchers: BTreeMap<String, Requester>,
     /// Allocation id -> (requester's scenario namespace, requested warning threshold).
     warn: BTreeMap<String, (String, Option<u32>)>,
 }
@@ -457,6 +463,62 @@ impl Bridge {
         Ok(())
     }
 
+    /// End scenario job `nspace` (PRRTE's `prrte`) with the privileges the spec grants: its
+    /// launcher (the tool or job that spawned it) kills it when that still runs; otherwise
+    /// the job ends itself (its rank 0 kills its own namespace). Never through a tool that
+    /// owns nothing. Returns the kill's status (0 when the job ended itself).
+    fn end_job(&mut self, nspace: &str, prrte: &str) -> Result<i32, String> {
+        let line = format!("kill {prrte}");
+        let launcher = self.launchers.get(nspace).cloned();
+        let mut alive = BTreeMap::new();
+        if let Some(l) = &launcher {
+            let up = match l.kind {
+                RequesterKind::Tool => self.tools.contains_key(&l.nspace),
+                RequesterKind::Scheduler => self.scheduler.is_some(),
+                RequesterKind::App => {
+                    let p = self.prrte_ns(&l.nspace).to_string();
+                    !self.stuck.contains_key(&l.nspace)
+                        && self.jobs.contains_key(&l.nspace)
+                        && !self.job_ended(&p)?
+                }
+            };
+            alive.insert(l.nspace.clone(), up);
+        }
+        let by = harness::job_ender(nspace, launcher.as_ref(), |r| {
+            alive.get(&r.nspace).copied().unwrap_or(false)
+        });
+        if by.nspace != nspace {
+            let w = match by.kind {
+                RequesterKind::Scheduler => self
+                    .scheduler
+                    .as_mut()
+                    .ok_or("no scheduler tool")?
+                    .cmd(&line)
+                    .map_err(String::from)?,
+                _ => match self.request(&by, &line)? {
+                    Ok(w) => w,
+                    Err(r) => return Ok(r.status),
+                },
+            };
+            self.apps.remove(nspace);
+            return status_of(&w);
+        }
+        // The job ends itself: its answer may never come (the kill takes its rank 0 too).
+        let r = match self.app(nspace) {
+            Ok(p) => p.cmd(&line),
+            Err(e) => Err(e),
+        };
+        self.apps.remove(nspace);
+        match r {
+            Ok(w) => status_of(&w),
+            Err(PuppetErr::Gone(_)) | Err(PuppetErr::Broken(_)) => Ok(0),
+            Err(PuppetErr::Timeout(m)) => {
+                self.stuck.insert(nspace.to_string(), m);
+                Ok(0)
+            }
+        }
+    }
+
     fn own(&mut self) -> Result<&mut Puppet, String> {
         if self.own.is_none() {
             self.own = Some(self.spawn_puppet(BRIDGE_TOOL, false)?);
@@ -632,9 +694,7 @@ impl Bridge {
                     }
                 }
                 if requester.kind == RequesterKind::App && requester.rank != 0 {
-                    return Ok(unsupported(
-                        "the bridge drives rank 0 of each job only (a job runs one process per candidate node)",
-                    ));
+                    return Ok(unsupported(harness::RANK_UNSUPPORTED));
                 }
                 let (hex, infos) = self.translate(info)?;
                 // Granted nodes get as many slots as startup nodes, so that slot counts never
@@ -764,6 +824,7 @@ impl Bridge {
                 }
                 let prrte = w.get(1).cloned().ok_or("spawn gave no namespace")?;
                 self.jobs.insert(nspace.clone(), prrte.clone());
+                self.launchers.insert(nspace.clone(), requester.clone());
                 self.wait_started(&prrte)?;
                 let w = self.own()?.cmd(&format!("procs {prrte}"))?;
                 Ok(Response {
@@ -790,9 +851,7 @@ impl Bridge {
                     .get(nspace)
                     .cloned()
                     .ok_or_else(|| format!("no namespace {nspace}"))?;
-                self.apps.remove(nspace);
-                let w = self.own()?.cmd(&format!("kill {prrte}"))?;
-                let status = status_of(&w)?;
+                let status = self.end_job(nspace, &prrte)?;
                 if status == 0 && !self.wait_ended(&prrte)? {
                     return Ok(observed(
                         pmix_codec::Status::ERR_TIMEOUT.0,
@@ -805,15 +864,7 @@ impl Bridge {
                 }
                 Ok(Response::status(status))
             }
-            Request::Reclaim { alloc, .. } => {
-                let hex = self
-                    .format
-                    .encode(&[Info::new(attrs::ALLOC_ID, Value::string(alloc))])?
-                    .hex;
-                let w = self.own()?.cmd(&format!("alloc 3 {hex} -"))?;
-                std::thread::sleep(Duration::from_millis(1000));
-                Ok(Response::status(status_of(&w)?))
-            }
+            Request::Reclaim { .. } => Ok(unsupported(harness::RECLAIM_UNSUPPORTED)),
             Request::TimeoutWarning { alloc, remaining } => {
                 let Some((_, threshold)) = self.warn.get(alloc).cloned() else {
                     return Ok(Response::status(-46));
@@ -1013,6 +1064,7 @@ fn main() -> ExitCode {
         own: None,
         scheduler: None,
         jobs: BTreeMap::new(),
+        launchers: BTreeMap::new(),
         warn: BTreeMap::new(),
     };
     let mut input = BufReader::new(std::io::stdin().lock());
