@@ -1,5 +1,6 @@
-//! The harness layer of a bridge to a real server (`pmix-prrte-bridge`): how a scenario step
-//! the server has no request for is acted out, and with whose privileges.
+//! Bridges to real servers: the PRRTE bridge ([`prrte`], behind `pmix-prrte-bridge`), and the
+//! harness layer it follows: how a scenario step the server has no request for is acted out,
+//! and with whose privileges.
 //!
 //! A bridge must never depend on a server's laxity: every harness action uses only a
 //! privilege the specification grants, so the harness keeps working on a server that
@@ -12,6 +13,8 @@
 //!   drive ([`RECLAIM_UNSUPPORTED`]), so such a step is unsupported rather than played by a
 //!   tool that owns nothing.
 //! * A requester rank other than 0 is unsupported ([`RANK_UNSUPPORTED`]).
+
+pub mod prrte;
 
 use crate::protocol::{Requester, RequesterKind};
 
