@@ -8,7 +8,9 @@ mod run;
 pub mod server_report;
 mod values;
 
-pub use expected::{reading_lines, verdict, ExpectedResults, ExpectedScenario};
+pub use expected::{
+    outcome_word, reading_lines, verdict, ExpectedResults, ExpectedScenario, OUTCOMES,
+};
 pub use load::{load_dir, parse_file, LoadError};
 pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
 
