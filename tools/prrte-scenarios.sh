@@ -52,7 +52,7 @@ if [ -n "$json" ]; then
     --repo "$repo" --puppet "/opt/pmix-wire/puppet-$sum" >"$json"
   rc=$?
   set -e
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); t=r["totals"]; print("%s [%s]: %d cases, %d passed, %d failed, %d unsupported, %d errors" % (r["suite"], r["target"], t["total"], t["passed"], t["failed"], t["unsupported"], t["errors"]))' "$json"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); t=r["totals"]; print("%s [%s]: %d cases, %d passed, %d failed (%d reading-free, %d reading-dependent), %d inconclusive, %d unsupported, %d errors" % (r["suite"], r["target"], t["total"], t["passed"], t["failed"], t["failed"] - t["reading_dependent"], t["reading_dependent"], t["inconclusive"], t["unsupported"], t["errors"]))' "$json"
   exit $rc
 fi
 exec "$bin/pmix-conformance" "${args[@]}" --server "$bin/pmix-prrte-bridge" \

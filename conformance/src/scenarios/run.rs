@@ -198,7 +198,8 @@ impl Ctx<'_> {
         }
         let unchanged = e.unchanged == Some(true);
         let before_obs = if unchanged { Some(self.query()?) } else { None };
-        let before = if unchanged && check_intro {
+        // With introspection, "unchanged" compares the whole snapshot too (SCENARIOS.md).
+        let before = if unchanged && self.introspection {
             Some(self.observe()?)
         } else {
             None
@@ -311,6 +312,17 @@ impl Ctx<'_> {
                 return Err(fail("candidates", list(&want), list(&got)));
             }
         }
+        if let Some(sets) = &e.candidates_in {
+            let got = sorted(resp.candidates.clone().unwrap_or_default());
+            if !sets.iter().any(|w| sorted(w.clone()) == got) {
+                let shown: Vec<String> = sets.iter().map(|w| list(&sorted(w.clone()))).collect();
+                return Err(fail(
+                    "candidates",
+                    format!("one of {}", shown.join(" or ")),
+                    list(&got),
+                ));
+            }
+        }
         if let Step::CanSpawn { .. } = step {
             // The probe job is not part of the scenario: end it at once when it started.
             let nspace = self.probe_nspace();
@@ -371,7 +383,7 @@ impl Ctx<'_> {
                 self.check_sessions(e, &obs, &default)?;
             }
         }
-        if check_intro {
+        if check_intro || before.is_some() {
             let snap = self.observe()?;
             if let Some(b) = before {
                 if b != snap {
@@ -829,12 +841,26 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
     let mut detail = None;
     for (i, step) in sc.steps.iter().enumerate() {
         if let Err(e) = ctx.step(i + 1, step) {
-            detail = Some(format!("step {} ({})", i + 1, step.op()));
+            let subject = step.expect().subject;
+            detail = Some(if subject {
+                format!("step {} ({}, subject)", i + 1, step.op())
+            } else {
+                format!("step {} ({}, before the subject)", i + 1, step.op())
+            });
             outcome = match e {
-                StepErr::Fail { expected, actual } => Outcome::Fail { expected, actual },
+                StepErr::Fail { expected, actual } => {
+                    judge(subject, step.expect().reading.as_deref(), expected, actual)
+                }
                 StepErr::Unsupported(reason) => Outcome::Unsupported { reason },
                 StepErr::Error(message) => Outcome::Error { message },
             };
+            if !subject && sc.subject_steps().first().is_some_and(|f| i + 1 > *f) {
+                detail = Some(format!(
+                    "step {} ({}, not a subject step)",
+                    i + 1,
+                    step.op()
+                ));
+            }
             break;
         }
     }
@@ -848,10 +874,11 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
             ),
         };
     }
-    let requirement = if sc.readings.is_empty() {
+    let readings = sc.all_readings();
+    let requirement = if readings.is_empty() {
         sc.requirement.clone()
     } else {
-        format!("{} [reading: {}]", sc.requirement, sc.readings.join(", "))
+        format!("{} [reading: {}]", sc.requirement, readings.join(", "))
     };
     CaseResult {
         id: sc.id.clone(),
@@ -861,6 +888,24 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
         detail,
         diff: None,
         duration: t0.elapsed(),
+    }
+}
+
+/// The outcome of an expectation that did not hold: a deviation only at a subject step and
+/// where the expectation is reading-free; reading-dependent where it is tagged with a
+/// reading; inconclusive before (or outside) the subject.
+fn judge(subject: bool, reading: Option<&str>, expected: String, actual: String) -> Outcome {
+    if !subject {
+        return Outcome::Inconclusive { expected, actual };
+    }
+    match reading.and_then(super::reading) {
+        Some(r) => Outcome::ReadingDependent {
+            reading: r.id.to_string(),
+            follows: r.other.to_string(),
+            expected,
+            actual,
+        },
+        None => Outcome::Fail { expected, actual },
     }
 }
 
@@ -905,6 +950,7 @@ pub fn run_all(scenarios: &[Scenario], spec: &ServerSpec, format: WireFormat) ->
             format.kind.name()
         ),
     );
+    report.verdicts = true;
     let mut named = false;
     for sc in scenarios {
         let result = match spec.create() {
@@ -963,7 +1009,15 @@ pub fn run_mutants(scenarios: &[Scenario], format: WireFormat) -> (Vec<MutantRes
         let killed_by: Vec<String> = r
             .cases
             .iter()
-            .filter(|c| matches!(c.outcome, Outcome::Fail { .. } | Outcome::Error { .. }))
+            .filter(|c| {
+                matches!(
+                    c.outcome,
+                    Outcome::Fail { .. }
+                        | Outcome::ReadingDependent { .. }
+                        | Outcome::Inconclusive { .. }
+                        | Outcome::Error { .. }
+                )
+            })
             .map(|c| c.id.clone())
             .collect();
         let outcome = if killed_by.is_empty() {
