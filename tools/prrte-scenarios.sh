@@ -9,7 +9,7 @@
 # (tools/prrte/puppet.c) inside it (cached under ROOT/opt/pmix-wire/, rebuilt when the source
 # changes), builds the Rust binaries, then runs `pmix-conformance scenarios` with the bridge as
 # the server. Prints the summary line; exits 0 when the results match the expected file.
-# Needs root (mount and UTS namespaces). About 6 minutes. PMIX_PRRTE_BRIDGE_LOGS=DIR keeps every
+# Needs root (mount and UTS namespaces). About 10 minutes (92 scenarios, loaded 2-core machine). PMIX_PRRTE_BRIDGE_LOGS=DIR keeps every
 # DVM's prte.log there (for triage).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -6,13 +6,15 @@ mod expected;
 mod load;
 mod run;
 pub mod server_report;
+mod suite;
 mod values;
 
 pub use expected::{
     outcome_word, reading_lines, verdict, ExpectedResults, ExpectedScenario, OUTCOMES,
 };
 pub use load::{load_dir, parse_file, LoadError};
-pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
+pub use run::run_scenario;
+pub use suite::{coverage, run_all, run_mutants, MutantResult};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
