@@ -59,8 +59,8 @@ fn every_path_it_names_exists() {
     for name in &names {
         let bare = name.trim_end_matches('/');
         // From the root, or (in a crate's section, `decode/calls.rs`) below some folder.
-        let found = root().join(bare).exists()
-            || tree.iter().any(|p| p.ends_with(&format!("/{bare}")));
+        let found =
+            root().join(bare).exists() || tree.iter().any(|p| p.ends_with(&format!("/{bare}")));
         if !found {
             missing.push(name.clone());
         }
