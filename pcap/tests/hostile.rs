@@ -222,3 +222,35 @@ fn random_bytes_are_no_capture() {
         }
     }
 }
+
+#[test]
+fn mutated_real_captures_never_panic() {
+    let full = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/captures/type75-v51.pcap"),
+    )
+    .unwrap();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..500 {
+        let mut b = full.clone();
+        for _ in 0..1 + round % 8 {
+            let at = (next() as usize) % b.len();
+            b[at] = next() as u8;
+        }
+        let opts = Options {
+            component: (round % 3 == 0).then_some(Component::V51),
+            ..Options::default()
+        };
+        let (events, _) = pmix_pcap::dissect_bytes(&b, opts);
+        for e in &events {
+            let _ = pmix_pcap::report::tree(e);
+            let _ = pmix_pcap::report::summary(e);
+            let _ = e.to_json();
+        }
+    }
+}
