@@ -56,7 +56,11 @@ fn a_million_tiny_connections_stay_within_the_connection_limit() {
         // each opens, sends half of a connect header, and never closes
         let (port_a, port_b) = (1024 + (i % 60_000) as u16, 30_000 + (i / 60_000) as u16);
         feed(&mut d, &mut n, &tcp(port_a, port_b, 7, true, false, &[]));
-        feed(&mut d, &mut n, &tcp(port_a, port_b, 8, false, false, &[0xff; 12]));
+        feed(
+            &mut d,
+            &mut n,
+            &tcp(port_a, port_b, 8, false, false, &[0xff; 12]),
+        );
     }
     let stats = d.finish(n);
     assert_eq!(stats.connections, 1_000_000);
@@ -74,7 +78,11 @@ fn closed_tiny_connections_hold_nothing() {
     for i in 0..200_000u32 {
         let (a, b) = (1024 + (i % 60_000) as u16, 40_000 + (i / 60_000) as u16);
         feed(&mut d, &mut n, &tcp(a, b, 7, true, false, &[]));
-        feed(&mut d, &mut n, &tcp(a, b, 8, false, true, b"GET / HTTP/1.0\r\n"));
+        feed(
+            &mut d,
+            &mut n,
+            &tcp(a, b, 8, false, true, b"GET / HTTP/1.0\r\n"),
+        );
         feed(&mut d, &mut n, &tcp(b, a, 99, false, true, &[]));
     }
     let stats = d.finish(n);
@@ -127,7 +135,9 @@ fn problems(events: &[Event]) -> Vec<(Severity, String)> {
     let mut out = Vec::new();
     for e in events {
         match e {
-            Event::Message(m) => out.extend(m.problems.iter().map(|p| (p.severity, p.text.clone()))),
+            Event::Message(m) => {
+                out.extend(m.problems.iter().map(|p| (p.severity, p.text.clone())))
+            }
             Event::Problem { problem, .. } => out.push((problem.severity, problem.text.clone())),
             _ => {}
         }
@@ -144,7 +154,8 @@ fn a_frame_whose_length_lies_is_named_and_nothing_is_allocated_for_it() {
     let events = pmix_then(&hdr, Options::default());
     let p = problems(&events);
     assert!(
-        p.iter().any(|(s, t)| *s == Severity::Error && t.contains("lying frame")),
+        p.iter()
+            .any(|(s, t)| *s == Severity::Error && t.contains("lying frame")),
         "{p:?}"
     );
     let stats = events.iter().find_map(|e| match e {
@@ -162,7 +173,9 @@ fn a_truncated_frame_is_named_at_the_end() {
     f.extend_from_slice(&[0x02, 0x11]);
     let p = problems(&pmix_then(&f, Options::default()));
     assert!(
-        p.iter().any(|(_, t)| t.contains("truncated frame: the header says 50 payload bytes, the stream ends after 2")),
+        p.iter().any(|(_, t)| t.contains(
+            "truncated frame: the header says 50 payload bytes, the stream ends after 2"
+        )),
         "{p:?}"
     );
 }
