@@ -108,6 +108,21 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// The result of one case before expected failures are applied.
+#[derive(Clone, Debug)]
+pub struct CaseRun {
+    /// The report entry.
+    pub result: CaseResult,
+    /// How it failed (for failing and erroring cases), e.g. `encode-bytes@12`.
+    pub signature: Option<String>,
+    /// The case-id prefix of its file (see [`crate::vectors::id_prefix`]).
+    pub prefix: String,
+    /// A pass only a lenient `--status` mode allowed: what was accepted.
+    pub lenient: Option<String>,
+    /// Why it failed, in detail ([`crate::explain`]).
+    pub explanation: Option<Explanation>,
+}
+
 /// How many clauses of one section the cases cover.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Coverage {
