@@ -583,6 +583,7 @@ impl<'s> Dissector<'s> {
                                     format!("{why}: decoded with the {near} profile, the nearest that does"),
                                 ));
                                 info.release = Some(near);
+                                info.release_exact = false;
                                 let s = self.opts.server_release.unwrap_or(near);
                                 info.server_release = Some(s);
                                 (near, s)

@@ -152,7 +152,8 @@ pub fn run(
     }
     let deadline = launch.timeout.map(|t| Instant::now() + t);
     let mut outcomes: Vec<Option<Outcome>> = vec![None; n as usize];
-    let mut killed = false;
+    let mut killed: Option<Instant> = None;
+    let mut hard = false;
     loop {
         for (rank, slot) in children.iter_mut() {
             if let Some(c) = slot {
@@ -186,13 +187,17 @@ pub fn run(
             .aborts
             .is_empty();
         let late = deadline.is_some_and(|d| Instant::now() > d);
-        if (aborted || late) && !killed {
-            killed = true;
-            for (_, c) in children
-                .iter()
-                .filter_map(|(r, c)| c.as_ref().map(|c| (r, c)))
-            {
+        if (aborted || late) && killed.is_none() {
+            killed = Some(Instant::now());
+            for c in children.iter().filter_map(|(_, c)| c.as_ref()) {
                 kill_group(c, "-TERM");
+            }
+        }
+        // a client that ignores SIGTERM for 5 s is killed
+        if !hard && killed.is_some_and(|t| t.elapsed() > Duration::from_secs(5)) {
+            hard = true;
+            for c in children.iter().filter_map(|(_, c)| c.as_ref()) {
+                kill_group(c, "-KILL");
             }
         }
         std::thread::sleep(Duration::from_millis(10));

@@ -11,13 +11,14 @@
 //!
 //! Layout: [`job`] (the job and the REQ reply), [`state`] (commits, fences, waiting gets),
 //! [`handlers`] (one function per command), [`server`] (listener, handshake, frames),
-//! [`launch`] (environment and children). The wire itself comes from `pmix-ptl` and
+//! [`launch`] (environment and children), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
 //! `pmix-codec`.
 #![warn(missing_docs)]
 
 pub mod handlers;
 pub mod job;
 pub mod launch;
+pub mod record;
 pub mod server;
 pub mod state;
 

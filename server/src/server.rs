@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -34,6 +34,8 @@ pub struct Config {
     pub record: bool,
     /// At most this many messages are kept in the transcript.
     pub max_transcript: usize,
+    /// At most this many connections at once (a thread each); more are closed at once.
+    pub max_connections: usize,
 }
 
 impl Config {
@@ -46,6 +48,7 @@ impl Config {
             handshake: Duration::from_secs(10),
             record: false,
             max_transcript: 100_000,
+            max_connections: 1024,
         }
     }
 }
@@ -73,6 +76,7 @@ pub struct Shared {
     pub transcript: Mutex<Vec<Logged>>,
     next_conn: AtomicU32,
     next_tool: AtomicU32,
+    open: AtomicUsize,
     stop: AtomicBool,
 }
 
@@ -142,6 +146,7 @@ impl Server {
             transcript: Mutex::new(Vec::new()),
             next_conn: AtomicU32::new(0),
             next_tool: AtomicU32::new(1),
+            open: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
         let sh = shared.clone();
@@ -151,9 +156,17 @@ impl Server {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
+                if sh.open.load(Ordering::SeqCst) >= sh.config.max_connections {
+                    drop(stream); // bounded: no thread for a connection over the limit
+                    continue;
+                }
+                sh.open.fetch_add(1, Ordering::SeqCst);
                 let sh = sh.clone();
                 let id = sh.next_conn.fetch_add(1, Ordering::SeqCst);
-                std::thread::spawn(move || serve_connection(&sh, stream, id));
+                std::thread::spawn(move || {
+                    serve_connection(&sh, stream, id);
+                    sh.open.fetch_sub(1, Ordering::SeqCst);
+                });
             }
         });
         Ok(Server {
@@ -213,6 +226,11 @@ impl Server {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Connections open now.
+    pub fn open_connections(&self) -> usize {
+        self.shared.open.load(Ordering::SeqCst)
     }
 
     /// The messages recorded so far.

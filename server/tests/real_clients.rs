@@ -457,3 +457,87 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
     }
 }
+
+/// `--record`: every message of every connection as conversation vectors, which the
+/// codec reproduces byte for byte: the requests were packed by the client's libpmix
+/// (4.2.2 here, and 7.0.0rc1 when made), so each one judges pmix-codec's encoder against
+/// the real library.
+#[test]
+fn recorded_conversations_replay_as_vectors() {
+    let mut checked = 0;
+    for (release, component, kind) in [
+        ("4.2.2", Component::V41, BufferKind::NonDescribed),
+        ("4.2.2", Component::V41, BufferKind::FullyDescribed),
+        ("7.0.0rc1", Component::V61, BufferKind::NonDescribed),
+        // not v20: a 4.2.2 client's v20 fence request carries bytes no encoder can
+        // reproduce (the COMMAND went out as 00 00 01 03 and an INFO's value bytes as
+        // ae 2e 00 01 where pmix-codec writes zeros: uninitialized memory packed by the
+        // library, it seems; recorded once, not yet explained)
+    ] {
+        if !available(release) {
+            continue;
+        }
+        let b = build(release, "client", &client_c(), None);
+        let dir = std::env::temp_dir().join(format!(
+            "pw-srv-rec-{}-{release}-{component}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-server"));
+        cmd.args([
+            "launch",
+            "-n",
+            "2",
+            "-c",
+            component.name(),
+            "-b",
+            kind.name(),
+        ])
+        .arg("--record")
+        .arg(&dir);
+        if let Some(w) = &b.wrapper {
+            cmd.args(["--wrapper", w]);
+        }
+        let out = cmd.arg("--").arg(&b.program).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let mut whats = std::collections::BTreeSet::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            let raw: J = serde_json::from_str(&text).unwrap();
+            assert!(
+                raw["notes"].get("not included").is_none(),
+                "{}",
+                raw["notes"]
+            );
+            let file = pmix_codec::vectors::VectorFile::from_json(&text).unwrap();
+            assert_eq!(file.component, component.name());
+            let codec = file.codec().unwrap();
+            for (v, t) in file.tests.iter().zip(raw["tests"].as_array().unwrap()) {
+                pmix_codec::vectors::check_vector(&codec, v)
+                    .unwrap_or_else(|e| panic!("{release} {component} {}: {e}", v.comment));
+                whats.insert(t["what"].as_str().unwrap().to_string());
+                checked += 1;
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        for w in [
+            "req",
+            "reply:req",
+            "commit",
+            "fence",
+            "get",
+            "reply:get",
+            "finalize",
+        ] {
+            assert!(
+                whats.contains(w),
+                "{release} {component}: no {w} in {whats:?}"
+            );
+        }
+    }
+    assert!(checked > 0 || std::env::var_os("CI").is_none());
+}

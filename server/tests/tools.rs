@@ -99,3 +99,42 @@ fn hostile_messages_are_answered_or_dropped_and_the_server_survives() {
         .finalize(Duration::from_secs(5))
         .unwrap();
 }
+
+/// Connections beyond the limit are closed at once, and the server keeps serving.
+#[test]
+fn connections_over_the_limit_are_closed() {
+    let mut config = Config::new(Job::new("tooljob", 1));
+    config.max_connections = 4;
+    let server = Server::start(config).unwrap();
+    let held: Vec<_> = (0..4)
+        .map(|_| std::net::TcpStream::connect(server.addr).unwrap())
+        .collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while server.open_connections() < 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.open_connections(), 4);
+    let mut extra = std::net::TcpStream::connect(server.addr).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut b = [0u8; 1];
+    // closed by the server: end of stream (or a reset), never a wait
+    let n = std::io::Read::read(&mut extra, &mut b).unwrap_or(0);
+    assert_eq!(n, 0);
+    drop(held);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while server.open_connections() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.open_connections(), 0, "closed peers are released");
+    let file = std::env::temp_dir().join(format!("pw-srv-uri-limit-{}", std::process::id()));
+    server.write_uri_file(&file).unwrap();
+    let uri = ServerUri::from_file(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    let req = ConnectRequest::tool(Identity::ToolNeedsId, Component::V61);
+    Peer::connect(&uri, &req, limits())
+        .unwrap()
+        .finalize(Duration::from_secs(5))
+        .unwrap();
+}

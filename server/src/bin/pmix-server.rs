@@ -57,6 +57,10 @@ enum Cmd {
         /// it spoke and whether it finalized; the aborts
         #[arg(long)]
         report: Option<PathBuf>,
+        /// Record every message and write one conversation vector file per connection in
+        /// DIR (conn-N.json, the format of vectors/README.md)
+        #[arg(long)]
+        record: Option<PathBuf>,
         /// The program and its arguments
         #[arg(last = true)]
         program: Vec<String>,
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
             report_uri,
             rendezvous,
             report,
+            record,
             program,
         } => {
             if np == 0 {
@@ -91,7 +96,9 @@ fn main() -> ExitCode {
                 eprintln!("pmix-server: launch needs a program after `--` (or --env-only)");
                 return ExitCode::from(2);
             }
-            let server = match Server::start(Config::new(Job::new(&nspace, np))) {
+            let mut config = Config::new(Job::new(&nspace, np));
+            config.record = record.is_some();
+            let server = match Server::start(config) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("pmix-server: cannot listen on loopback: {e}");
@@ -132,6 +139,7 @@ fn main() -> ExitCode {
                 let _ = std::io::stdout().flush();
                 let done = server.wait_all_done(Duration::from_secs(timeout));
                 write_report(&server, report.as_deref());
+                write_conversations(&server, record.as_deref());
                 if !done {
                     eprintln!("pmix-server: not every rank finalized within {timeout} s");
                     return ExitCode::from(1);
@@ -143,6 +151,7 @@ fn main() -> ExitCode {
                     // the last messages (finalize) may still be in flight: a short bounded wait
                     server.wait_all_done(Duration::from_secs(2));
                     write_report(&server, report.as_deref());
+                    write_conversations(&server, record.as_deref());
                     let st = server
                         .shared
                         .state
@@ -188,5 +197,28 @@ fn write_report(server: &Server, path: Option<&std::path::Path>) {
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("pmix-server: writing the report {}: {e}", path.display());
+    }
+}
+
+fn write_conversations(server: &Server, dir: Option<&std::path::Path>) {
+    let Some(dir) = dir else { return };
+    let version = server
+        .shared
+        .state
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .first_version
+        .clone()
+        .unwrap_or_default();
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("pmix-server: creating {}: {e}", dir.display());
+        return;
+    }
+    for (conn, file) in pmix_server::record::conversation_files(&server.transcript(), &version) {
+        let path = dir.join(format!("conn-{conn}.json"));
+        let text = serde_json::to_string_pretty(&file).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text + "\n") {
+            eprintln!("pmix-server: writing {}: {e}", path.display());
+        }
     }
 }
