@@ -10,7 +10,7 @@
 #
 # Releases (the library that is the judge of each codec release profile):
 #   4.2.2     Debian 12 libpmix-dev (the host's own package)           profile 4.2
-#   5.0.7     Debian trixie libpmix-dev, in a debootstrap root          profile 4.2
+#   5.0.7     Debian trixie libpmix-dev, in a debootstrap root          profile 5.0
 #   6.0.0     built from the v6.0.0 tag source tarball                  profile 6.0
 #   6.1.0     built from the v6.1.0 tag source tarball                  profile 6.1
 #   7.0.0rc1  Debian sid libpmix-dev, in a debootstrap root with PRRTE  profile 7.0
@@ -55,7 +55,8 @@ kind_of() {
 
 profile_of() {
   case "$1" in
-    4.2.2 | 5.0.7) echo 4.2 ;;
+    4.2.2) echo 4.2 ;;
+    5.0.7) echo 5.0 ;;
     6.0.0) echo 6.0 ;;
     6.1.0) echo 6.1 ;;
     7.0.0rc1) echo 7.0 ;;

@@ -22,6 +22,7 @@ use crate::handshake::{
     parse_reply_rest, reply_len_after_status, ConnectReply, ConnectRequest, Identity,
 };
 use crate::rendezvous::ServerUri;
+pub use pmix_ptl::transcript::{Direction, Exchange};
 
 /// Time bounds and size limits of a connection.
 #[derive(Clone, Copy, Debug)]
@@ -48,27 +49,18 @@ impl Default for Limits {
     }
 }
 
-/// Direction of a recorded message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Tool to server.
-    Sent,
-    /// Server to tool.
-    Received,
-}
-
-/// One message of the conversation, as it crossed the socket.
-#[derive(Clone, Debug)]
-pub struct Exchange {
-    /// Who sent it.
-    pub direction: Direction,
-    /// The bytes (header included; the connect message with its host-order header, the
-    /// connect reply without one).
-    pub bytes: Bytes,
-    /// What it is (`connect`, `connect-reply`, `alloc`, `reply:alloc`, `event`, ...).
-    pub what: String,
-    /// For requests sent through [`Peer::request`]: the pack calls of the payload.
-    pub items: Option<Vec<pmix_codec::Item>>,
+/// What a server did with one hostile message (the answer [`Peer::send_header_and_bytes`]
+/// classifies; `hostile` reports it per case).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It answered; the first 4 bytes (handshake) or the reply's status.
+    Answered(String),
+    /// It closed the connection.
+    Dropped,
+    /// Nothing within the wait.
+    Silent,
+    /// A fresh handshake failed afterwards: the server is gone (a finding).
+    Died(String),
 }
 
 /// A connected tool.
@@ -269,8 +261,7 @@ impl Peer {
 
     /// Write raw bytes (a hostile header, say) and classify what the server does within
     /// the reply bound: closes, stays silent, or sends something.
-    pub fn send_header_and_bytes(&mut self, bytes: &[u8]) -> Result<crate::hostile::Verdict> {
-        use crate::hostile::Verdict;
+    pub fn send_header_and_bytes(&mut self, bytes: &[u8]) -> Result<Verdict> {
         self.stream
             .write_all(bytes)
             .map_err(io_err("send hostile bytes"))?;

@@ -18,24 +18,12 @@ use pmix_codec::vectors::{Outcome, Phase, VectorFile};
 use pmix_codec::{Codec, Item, Value};
 use serde_json::{json, Value as J};
 
+pub use crate::conn::Verdict;
 use crate::conn::{Limits, Peer};
 use crate::error::{PeerError, Result};
 use crate::frame::{Header, HEADER_LEN};
 use crate::handshake::{ConnectRequest, Identity};
 use crate::rendezvous::ServerUri;
-
-/// What the server did with one hostile message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// It answered; the first 4 bytes (handshake) or the reply's status.
-    Answered(String),
-    /// It closed the connection.
-    Dropped,
-    /// Nothing within the wait.
-    Silent,
-    /// A fresh handshake failed afterwards: the server is gone (a finding).
-    Died(String),
-}
 
 /// One hostile case and its outcome.
 #[derive(Clone, Debug)]

@@ -7,20 +7,22 @@
 //! from `pmix-codec`. Every wait is bounded and every length the server sends is checked
 //! before it is trusted.
 //!
-//! Layout: [`rendezvous`] (finding the server), [`frame`] (the 16-byte header),
+//! Layout: the wire itself lives in `pmix-ptl`, shared with `pmix-server`, and is
+//! re-exported here: [`rendezvous`] (finding the server), [`frame`] (the 16-byte header),
 //! [`handshake`] (the connect message and reply), [`command`] (typed requests and replies),
-//! [`conn`] (the live connection).
+//! [`conversation`] (transcripts as vectors). This crate adds [`conn`] (the live
+//! connection), [`hostile`] (malformed requests) and [`scenario`] (the tool scenarios).
 #![warn(missing_docs)]
 
-pub mod command;
+pub use pmix_ptl::{command, conversation, frame, handshake, rendezvous};
 pub mod conn;
-pub mod conversation;
-pub mod error;
-pub mod frame;
-pub mod handshake;
 pub mod hostile;
-pub mod rendezvous;
 pub mod scenario;
+
+/// What can go wrong talking to a server: the PTL layer's error, under this crate's name.
+pub mod error {
+    pub use pmix_ptl::error::{PtlError as PeerError, Result};
+}
 
 pub use command::{AllocDirective, Event, InfoReply, Request, SpawnReply};
 pub use conn::{Direction, Exchange, Limits, Peer};

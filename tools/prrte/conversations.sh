@@ -5,7 +5,7 @@
 #   bash tools/prrte/conversations.sh --check    record afresh and compare; exit 1 on a difference
 #
 # Starts a fresh 4-node PRRTE 5.0.0rc1 DVM (tools/prrte/dvm.sh) per component and records, for v41, v51 and v61,
-# the `pmix-peer run` conversation (format: peer/src/conversation.rs, vectors/README.md).
+# the `pmix-peer run` conversation (format: ptl/src/conversation.rs, vectors/README.md).
 # --check compares what must not move between recordings: the request/reply sequence, each
 # message's types and info keys, the DVM_IS_READY event, and the bytes of the server-independent requests.
 # Needs root and `bash tools/peers.sh make 7.0.0rc1`. About 10 s.

@@ -5,7 +5,6 @@
 pub mod cli;
 pub mod corpus;
 pub mod hex;
-pub mod matrix;
 pub mod oracle;
 pub mod tokens;
 pub mod vectorgen;

@@ -210,10 +210,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 
 /// The matrix over `libs`, rendered; progress on stderr.
 fn compute_matrix(libs: &[&str], quiet: bool) -> Result<String, String> {
-    let cells = pmix_wire::matrix::compute(libs, &mut |lib| {
+    let cells = pmix_wire::vectorgen::matrix::compute(libs, &mut |lib| {
         if !quiet {
             eprintln!("pmix-vectors: matrix: asking OpenPMIx {lib}");
         }
     })?;
-    Ok(pmix_wire::matrix::render(&cells))
+    Ok(pmix_wire::vectorgen::matrix::render(&cells))
 }

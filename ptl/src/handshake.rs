@@ -14,7 +14,7 @@ use nom::number::complete::be_u32;
 use nom::IResult;
 use pmix_codec::{BufferKind, Codec, Component, DataType, Info, Item, Value};
 
-use crate::error::{PeerError, Result};
+use crate::error::{PtlError, Result};
 use crate::frame::Header;
 
 /// `PMIX_MAX_NSLEN + 1`: an nspace travels as 256 bytes in the reply.
@@ -108,7 +108,7 @@ impl ConnectRequest {
             ("gds", &self.gds),
         ] {
             if s.as_bytes().contains(&0) {
-                return Err(PeerError::Usage(format!("{what} '{s}' contains a NUL")));
+                return Err(PtlError::Usage(format!("{what} '{s}' contains a NUL")));
             }
         }
         let mut body = BytesMut::with_capacity(256);
@@ -122,7 +122,7 @@ impl ConnectRequest {
         body.put_u32(self.gid);
         if let Identity::ToolGivenId { nspace, rank } = &self.identity {
             if nspace.is_empty() || nspace.len() > 255 || nspace.as_bytes().contains(&0) {
-                return Err(PeerError::Usage(format!(
+                return Err(PtlError::Usage(format!(
                     "tool nspace '{nspace}' must be 1..=255 bytes without NUL"
                 )));
             }
@@ -148,7 +148,7 @@ impl ConnectRequest {
             body.put_slice(&blob);
         }
         if body.len() > MAX_CONNECT_LEN {
-            return Err(PeerError::Usage(format!(
+            return Err(PtlError::Usage(format!(
                 "connect message of {} bytes exceeds the server's limit {MAX_CONNECT_LEN}",
                 body.len()
             )));
@@ -232,11 +232,11 @@ pub fn parse_reply_rest(status: i32, needs_id: bool, rest: &[u8]) -> Result<Conn
     })();
     match parsed {
         Ok(([], r)) => Ok(r),
-        Ok((left, _)) => Err(PeerError::malformed(
+        Ok((left, _)) => Err(PtlError::malformed(
             "connect reply",
             format!("{} bytes left over", left.len()),
         )),
-        Err(_) => Err(PeerError::malformed(
+        Err(_) => Err(PtlError::malformed(
             "connect reply",
             format!(
                 "{} bytes, expected {}",

@@ -10,7 +10,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use crate::error::{PeerError, Result};
+use crate::error::{PtlError, Result};
 
 /// Rendezvous files larger than this are not a server's URI file.
 const MAX_FILE_LEN: u64 = 4096;
@@ -38,36 +38,36 @@ impl ServerUri {
             .next()
             .map(str::trim)
             .filter(|l| !l.is_empty())
-            .ok_or_else(|| PeerError::Usage("URI file is empty".into()))?;
+            .ok_or_else(|| PtlError::Usage("URI file is empty".into()))?;
         let version = lines
             .next()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .map(str::to_string);
         let (id, contact) = uri.split_once(';').ok_or_else(|| {
-            PeerError::Usage(format!(
+            PtlError::Usage(format!(
                 "URI '{uri}' has no ';' (expected NSPACE.RANK;tcp4://ADDR:PORT)"
             ))
         })?;
         let (nspace, rank) = id
             .rsplit_once('.')
-            .ok_or_else(|| PeerError::Usage(format!("URI id '{id}' has no '.RANK'")))?;
+            .ok_or_else(|| PtlError::Usage(format!("URI id '{id}' has no '.RANK'")))?;
         let rank: u32 = rank
             .parse()
-            .map_err(|_| PeerError::Usage(format!("URI rank '{rank}' is not a number")))?;
+            .map_err(|_| PtlError::Usage(format!("URI rank '{rank}' is not a number")))?;
         let hostport = contact
             .strip_prefix("tcp4://")
             .or_else(|| contact.strip_prefix("tcp://"))
             .ok_or_else(|| {
-                PeerError::Usage(format!(
+                PtlError::Usage(format!(
                     "URI contact '{contact}': only tcp4:// is supported (valid: tcp4://ADDR:PORT, tcp://ADDR:PORT)"
                 ))
             })?;
         let addr: SocketAddr = hostport
             .parse()
-            .map_err(|e| PeerError::Usage(format!("URI address '{hostport}': {e}")))?;
+            .map_err(|e| PtlError::Usage(format!("URI address '{hostport}': {e}")))?;
         if nspace.is_empty() || nspace.len() > 255 {
-            return Err(PeerError::Usage(format!(
+            return Err(PtlError::Usage(format!(
                 "URI nspace '{nspace}' must be 1..=255 bytes"
             )));
         }
@@ -82,18 +82,18 @@ impl ServerUri {
 
     /// Read and parse a URI file (at most 4 KiB).
     pub fn from_file(path: &Path) -> Result<ServerUri> {
-        let meta = std::fs::metadata(path).map_err(|e| PeerError::Io {
+        let meta = std::fs::metadata(path).map_err(|e| PtlError::Io {
             what: format!("URI file {}", path.display()),
             source: e,
         })?;
         if meta.len() > MAX_FILE_LEN {
-            return Err(PeerError::Usage(format!(
+            return Err(PtlError::Usage(format!(
                 "{} is {} bytes; a URI file is at most {MAX_FILE_LEN}",
                 path.display(),
                 meta.len()
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| PeerError::Io {
+        let text = std::fs::read_to_string(path).map_err(|e| PtlError::Io {
             what: format!("URI file {}", path.display()),
             source: e,
         })?;
@@ -104,7 +104,7 @@ impl ServerUri {
 /// The tool rendezvous files in `dir` (names starting `pmix.`), each parsed; files that do
 /// not parse are returned with their error so the caller can say why.
 pub fn scan_rendezvous_dir(dir: &Path) -> Result<Vec<(PathBuf, Result<ServerUri>)>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| PeerError::Io {
+    let entries = std::fs::read_dir(dir).map_err(|e| PtlError::Io {
         what: format!("rendezvous directory {}", dir.display()),
         source: e,
     })?;
@@ -146,7 +146,7 @@ mod tests {
             "ns.x;tcp4://1.2.3.4:5",
         ] {
             let e = ServerUri::parse(bad).unwrap_err();
-            assert!(matches!(e, PeerError::Usage(_)), "{bad}: {e}");
+            assert!(matches!(e, PtlError::Usage(_)), "{bad}: {e}");
         }
     }
 }

@@ -21,9 +21,9 @@
 use pmix_codec::{json, Codec, DataType, Item, Value};
 use serde_json::{json, Value as J};
 
-use crate::conn::{Direction, Exchange};
-use crate::error::{PeerError, Result};
+use crate::error::{PtlError, Result};
 use crate::frame::{Header, HEADER_LEN};
+use crate::transcript::{Direction, Exchange};
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -35,7 +35,7 @@ fn one(u: &mut pmix_codec::Unpacker<'_>, ty: DataType, out: &mut Vec<Item>) -> R
         .values
         .first()
         .cloned()
-        .ok_or_else(|| PeerError::malformed("message", "empty unpack"))?;
+        .ok_or_else(|| PtlError::malformed("message", "empty unpack"))?;
     out.push(item);
     Ok(v)
 }
@@ -43,7 +43,7 @@ fn one(u: &mut pmix_codec::Unpacker<'_>, ty: DataType, out: &mut Vec<Item>) -> R
 fn infos(u: &mut pmix_codec::Unpacker<'_>, out: &mut Vec<Item>, payload_len: usize) -> Result<()> {
     if let Value::Size(n) = one(u, DataType::SIZE, out)? {
         if n > payload_len as u64 {
-            return Err(PeerError::malformed("message", "lying info count"));
+            return Err(PtlError::malformed("message", "lying info count"));
         }
         if n > 0 {
             out.push(u.unpack(DataType::INFO, n as usize)?);
@@ -86,7 +86,7 @@ pub fn decode_received(codec: &Codec, what: &str, payload: &[u8]) -> Result<Vec<
         }
     }
     if u.remaining() > 0 {
-        return Err(PeerError::malformed(
+        return Err(PtlError::malformed(
             what,
             format!("{} bytes left after the known fields", u.remaining()),
         ));
@@ -109,10 +109,10 @@ pub fn to_vector_file(codec: &Codec, server: &str, transcript: &[Exchange]) -> R
             continue;
         }
         if x.bytes.len() < HEADER_LEN {
-            return Err(PeerError::malformed(&x.what, "shorter than a header"));
+            return Err(PtlError::malformed(&x.what, "shorter than a header"));
         }
         let header =
-            Header::parse(&x.bytes).ok_or_else(|| PeerError::malformed(&x.what, "header"))?;
+            Header::parse(&x.bytes).ok_or_else(|| PtlError::malformed(&x.what, "header"))?;
         let payload = &x.bytes[HEADER_LEN..];
         let items = match (&x.items, x.direction) {
             (Some(items), _) => items.clone(),

@@ -1,10 +1,10 @@
-//! What can go wrong talking to a server.
+//! What can go wrong on a PTL connection (either side).
 
 use pmix_codec::Status;
 
-/// A peer-level failure.
+/// A PTL-level failure: socket, bounded wait, malformed message, codec, refusal, usage.
 #[derive(Debug, thiserror::Error)]
-pub enum PeerError {
+pub enum PtlError {
     /// A socket operation failed (connect refused, reset, ...).
     #[error("{what}: {source}")]
     Io {
@@ -51,29 +51,30 @@ pub enum PeerError {
     Usage(String),
 }
 
-impl PeerError {
+impl PtlError {
     /// The PMIx status this failure maps to (numeric values as OpenPMIx defines them).
     pub fn status(&self) -> Status {
         match self {
-            PeerError::Io { .. } | PeerError::Closed { .. } => Status::ERR_UNREACH,
-            PeerError::Timeout { .. } => Status::ERR_TIMEOUT,
-            PeerError::Malformed { .. } => Status::ERR_BAD_PARAM,
-            PeerError::Codec(e) => e.status,
-            PeerError::Refused { status, .. } => Status(*status),
-            PeerError::Usage(_) => Status::ERR_BAD_PARAM,
+            PtlError::Io { .. } | PtlError::Closed { .. } => Status::ERR_UNREACH,
+            PtlError::Timeout { .. } => Status::ERR_TIMEOUT,
+            PtlError::Malformed { .. } => Status::ERR_BAD_PARAM,
+            PtlError::Codec(e) => e.status,
+            PtlError::Refused { status, .. } => Status(*status),
+            PtlError::Usage(_) => Status::ERR_BAD_PARAM,
         }
     }
 
     /// A refusal carrying `status`.
     pub fn refused(status: i32) -> Self {
-        PeerError::Refused {
+        PtlError::Refused {
             status,
             name: Status(status).name().unwrap_or("unknown").to_string(),
         }
     }
 
-    pub(crate) fn malformed(what: &str, reason: impl Into<String>) -> Self {
-        PeerError::Malformed {
+    /// A [`PtlError::Malformed`] for `what`, saying why.
+    pub fn malformed(what: &str, reason: impl Into<String>) -> Self {
+        PtlError::Malformed {
             what: what.to_string(),
             reason: reason.into(),
         }
@@ -81,4 +82,4 @@ impl PeerError {
 }
 
 /// Result alias.
-pub type Result<T> = std::result::Result<T, PeerError>;
+pub type Result<T> = std::result::Result<T, PtlError>;

@@ -23,7 +23,7 @@
 
 use pmix_codec::{App, Codec, DataType, Info, Item, Proc, Query, Value};
 
-use crate::error::{PeerError, Result};
+use crate::error::{PtlError, Result};
 
 /// `pmix_cmd_t` values (`src/include/pmix_globals.h`).
 pub mod cmd {
@@ -70,7 +70,7 @@ impl AllocDirective {
             "reacquire" => AllocDirective::Reacquire,
             "cancel" => AllocDirective::Cancel,
             _ => {
-                return Err(PeerError::Usage(format!(
+                return Err(PtlError::Usage(format!(
                 "unknown allocation directive '{s}' (valid: new extend release reacquire cancel)"
             )))
             }
@@ -263,7 +263,7 @@ pub fn find<'a>(infos: &'a [Info], key: &str) -> Option<&'a Value> {
 /// takes more than one byte), so a lying count cannot make us allocate.
 fn counted(n: u64, payload_len: usize, what: &str) -> Result<usize> {
     if n > payload_len as u64 {
-        return Err(PeerError::malformed(
+        return Err(PtlError::malformed(
             what,
             format!("count {n} exceeds the {payload_len}-byte payload"),
         ));
@@ -276,13 +276,13 @@ pub fn decode_info_reply(codec: &Codec, payload: &[u8], what: &str) -> Result<In
     let mut u = codec.unpacker(payload);
     let status = match u.unpack(DataType::STATUS, 1)?.values.pop() {
         Some(Value::Status(s)) => s,
-        other => return Err(PeerError::malformed(what, format!("status: {other:?}"))),
+        other => return Err(PtlError::malformed(what, format!("status: {other:?}"))),
     };
     let mut infos = Vec::new();
     if u.remaining() > 0 {
         let n = match u.unpack(DataType::SIZE, 1)?.values.pop() {
             Some(Value::Size(n)) => counted(n, payload.len(), what)?,
-            other => return Err(PeerError::malformed(what, format!("ninfo: {other:?}"))),
+            other => return Err(PtlError::malformed(what, format!("ninfo: {other:?}"))),
         };
         if n > 0 {
             for v in u.unpack(DataType::INFO, n)?.values {
@@ -311,7 +311,7 @@ pub fn decode_spawn_reply(codec: &Codec, payload: &[u8]) -> Result<SpawnReply> {
     let mut u = codec.unpacker(payload);
     let status = match u.unpack(DataType::STATUS, 1)?.values.pop() {
         Some(Value::Status(s)) => s,
-        other => return Err(PeerError::malformed("spawn reply", format!("{other:?}"))),
+        other => return Err(PtlError::malformed("spawn reply", format!("{other:?}"))),
     };
     let mut nspace = None;
     if u.remaining() > 0 {
@@ -354,19 +354,19 @@ pub fn decode_event(codec: &Codec, payload: &[u8]) -> Result<Event> {
     let mut u = codec.unpacker(payload);
     let command = match u.unpack(DataType::COMMAND, 1)?.values.pop() {
         Some(Value::Command(c)) => c,
-        other => return Err(PeerError::malformed(what, format!("cmd: {other:?}"))),
+        other => return Err(PtlError::malformed(what, format!("cmd: {other:?}"))),
     };
     let status = match u.unpack(DataType::STATUS, 1)?.values.pop() {
         Some(Value::Status(s)) => s,
-        other => return Err(PeerError::malformed(what, format!("status: {other:?}"))),
+        other => return Err(PtlError::malformed(what, format!("status: {other:?}"))),
     };
     let source = match u.unpack(DataType::PROC, 1)?.values.pop() {
         Some(Value::Proc(p)) => p,
-        other => return Err(PeerError::malformed(what, format!("source: {other:?}"))),
+        other => return Err(PtlError::malformed(what, format!("source: {other:?}"))),
     };
     let n = match u.unpack(DataType::SIZE, 1)?.values.pop() {
         Some(Value::Size(n)) => counted(n, payload.len(), what)?,
-        other => return Err(PeerError::malformed(what, format!("ninfo: {other:?}"))),
+        other => return Err(PtlError::malformed(what, format!("ninfo: {other:?}"))),
     };
     let mut infos = Vec::new();
     if n > 0 {
