@@ -12,6 +12,8 @@ set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 target=x86_64-unknown-linux-gnu
 dir=${CARGO_TARGET_DIR:-$here/target/static-runner}
+case "${OUT:-}" in ""|/*) ;; *) OUT="$PWD/$OUT" ;; esac
+cd "$here"
 RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" CARGO_TARGET_DIR="$dir" \
   cargo build --release --locked --target "$target" -p pmix-conformance --bin pmix-conformance >&2
 bin="$dir/$target/release/pmix-conformance"
