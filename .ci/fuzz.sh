@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 seconds=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-"decode_legacy decode_converged decode_modern roundtrip json differential"}
+targets=${FUZZ_TARGETS:-"decode_legacy decode_converged decode_modern roundtrip json pcap_capture differential"}
 [ "${FUZZ_DIFFERENTIAL:-1}" = 1 ] || targets=${targets//differential/}
 
 # cargo-fuzz needs nightly-only rustc flags (-Zsanitizer=address); CI has the stable
@@ -44,7 +44,7 @@ gen seeds "$root/vectors" "$work/seeds" 300
 dict_of() {
   case "$1" in
     json) echo "-dict=dict/json.dict" ;;
-    roundtrip) ;;
+    roundtrip | pcap_capture) ;;
     *) echo "-dict=dict/decode.dict" ;;
   esac
 }

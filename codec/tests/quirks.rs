@@ -1,4 +1,5 @@
 //! One test per entry of the quirk table (`codec/src/quirks.rs`), named after its id.
+//! One file on purpose: `every_quirk_has_its_own_test` reads this file to find each test.
 //!
 //! The expected bytes and statuses are written out by hand from what OpenPMIx does (as
 //! measured with libpmix 4.2.2 through the oracle, or recorded from master), not copied

@@ -34,6 +34,7 @@
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
+pub mod bridge;
 pub mod explain;
 pub mod fieldwalk;
 pub mod limits;

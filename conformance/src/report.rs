@@ -24,6 +24,27 @@ pub enum Outcome {
         /// What it observed.
         actual: String,
     },
+    /// An expectation did not hold where the specification admits more than one reading:
+    /// the server follows another reading than the one the expectation is tagged with.
+    /// Counted as a failure, apart from the reading-free ones.
+    ReadingDependent {
+        /// The reading the expectation is tagged with (`SCENARIOS.md`, "Readings").
+        reading: String,
+        /// The sentence of the other reading, which the server follows.
+        follows: String,
+        /// What the case expected.
+        expected: String,
+        /// What it observed.
+        actual: String,
+    },
+    /// A step before the case's subject did not go as planned: the precondition was not met,
+    /// so the case says nothing about its requirement (neither pass nor deviation).
+    Inconclusive {
+        /// What the step expected.
+        expected: String,
+        /// What it observed.
+        actual: String,
+    },
     /// The server (or chosen wire format) cannot run this case.
     Unsupported {
         /// Why.
@@ -50,6 +71,8 @@ impl Outcome {
         match self {
             Outcome::Pass => "PASS",
             Outcome::Fail { .. } => "FAIL",
+            Outcome::ReadingDependent { .. } => "FAIL (reading)",
+            Outcome::Inconclusive { .. } => "INCONCLUSIVE",
             Outcome::Unsupported { .. } => "UNSUPPORTED",
             Outcome::Error { .. } => "ERROR",
             Outcome::ExpectedFailure { .. } => "XFAIL",
@@ -85,6 +108,21 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// The result of one case before expected failures are applied.
+#[derive(Clone, Debug)]
+pub struct CaseRun {
+    /// The report entry.
+    pub result: CaseResult,
+    /// How it failed (for failing and erroring cases), e.g. `encode-bytes@12`.
+    pub signature: Option<String>,
+    /// The case-id prefix of its file (see [`crate::vectors::id_prefix`]).
+    pub prefix: String,
+    /// A pass only a lenient `--status` mode allowed: what was accepted.
+    pub lenient: Option<String>,
+    /// Why it failed, in detail ([`crate::explain`]).
+    pub explanation: Option<Explanation>,
+}
+
 /// How many clauses of one section the cases cover.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Coverage {
@@ -105,8 +143,12 @@ pub struct Totals {
     pub total: usize,
     /// Passed.
     pub passed: usize,
-    /// Failed.
+    /// Failed: reading-free plus reading-dependent failures.
     pub failed: usize,
+    /// Of `failed`, those where the server follows another reading of the specification.
+    pub reading_dependent: usize,
+    /// Cases whose precondition was not met (a step before the subject failed).
+    pub inconclusive: usize,
     /// Unsupported.
     pub unsupported: usize,
     /// Errors.
@@ -124,6 +166,10 @@ pub struct Report {
     pub target: String,
     /// Totals (kept in sync by [`Report::push`]).
     pub totals: Totals,
+    /// The cases are verdicts on a specification (subjects, readings): the summary line
+    /// splits failures into reading-free and reading-dependent and counts inconclusive ones.
+    #[serde(skip)]
+    pub verdicts: bool,
     /// Cases, in run order.
     pub cases: Vec<CaseResult>,
     /// Coverage per section, if the suite tracks it.
@@ -195,6 +241,11 @@ impl Report {
         match case.outcome {
             Outcome::Pass => t.passed += 1,
             Outcome::Fail { .. } => t.failed += 1,
+            Outcome::ReadingDependent { .. } => {
+                t.failed += 1;
+                t.reading_dependent += 1;
+            }
+            Outcome::Inconclusive { .. } => t.inconclusive += 1,
             Outcome::Unsupported { .. } => t.unsupported += 1,
             Outcome::Error { .. } => t.errors += 1,
             Outcome::ExpectedFailure { .. } => t.expected_failures += 1,
@@ -213,14 +264,32 @@ impl Report {
         }
     }
 
-    /// True when nothing failed or errored.
+    /// True when nothing failed, errored or was inconclusive.
     pub fn ok(&self) -> bool {
-        self.totals.failed == 0 && self.totals.errors == 0
+        self.totals.failed == 0 && self.totals.errors == 0 && self.totals.inconclusive == 0
     }
 
-    /// The one-line summary.
+    /// The one-line summary. When some case is inconclusive or reading-dependent (verdicts
+    /// of spec scenarios) it splits the failures:
+    /// `N cases, P passed, F failed (R reading-free, D reading-dependent), I inconclusive,
+    /// U unsupported, E errors`, `F` staying the sum.
     pub fn summary_line(&self) -> String {
         let t = self.totals;
+        if self.verdicts {
+            return format!(
+                "{} [{}]: {} cases, {} passed, {} failed ({} reading-free, {} reading-dependent), {} inconclusive, {} unsupported, {} errors",
+                self.suite,
+                self.target,
+                t.total,
+                t.passed,
+                t.failed,
+                t.failed - t.reading_dependent,
+                t.reading_dependent,
+                t.inconclusive,
+                t.unsupported,
+                t.errors
+            );
+        }
         let xfail = if t.expected_failures > 0 {
             format!(", {} expected failures", t.expected_failures)
         } else {
@@ -298,7 +367,13 @@ impl Report {
             }
         }
         for c in &self.cases {
-            let bad = matches!(c.outcome, Outcome::Fail { .. } | Outcome::Error { .. });
+            let bad = matches!(
+                c.outcome,
+                Outcome::Fail { .. }
+                    | Outcome::Error { .. }
+                    | Outcome::ReadingDependent { .. }
+                    | Outcome::Inconclusive { .. }
+            );
             let show = verbose || bad || (self.cases.len() <= 200 && !c.outcome_is_quiet());
             if !show {
                 continue;
@@ -326,6 +401,23 @@ impl Report {
             match &c.outcome {
                 Outcome::Fail { expected, actual } => {
                     let _ = writeln!(s, "    expected: {expected}\n    actual:   {actual}");
+                }
+                Outcome::ReadingDependent {
+                    reading,
+                    follows,
+                    expected,
+                    actual,
+                } => {
+                    let _ = writeln!(
+                        s,
+                        "    expected: {expected} [reading {reading}]\n    actual:   {actual}\n    follows the other reading of {reading}: {follows}"
+                    );
+                }
+                Outcome::Inconclusive { expected, actual } => {
+                    let _ = writeln!(
+                        s,
+                        "    precondition not met (before the subject): expected {expected}\n    actual:   {actual}"
+                    );
                 }
                 Outcome::Unsupported { reason } => {
                     let _ = writeln!(s, "    reason: {reason}");
@@ -448,7 +540,7 @@ impl Report {
             t.total,
             t.failed,
             t.errors,
-            t.unsupported + t.expected_failures,
+            t.unsupported + t.expected_failures + t.inconclusive,
             total
         );
         for g in groups {
@@ -459,11 +551,16 @@ impl Report {
                 "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
                 xml(g),
                 cases.len(),
-                count(|o| matches!(o, Outcome::Fail { .. })),
+                count(|o| matches!(
+                    o,
+                    Outcome::Fail { .. } | Outcome::ReadingDependent { .. }
+                )),
                 count(|o| matches!(o, Outcome::Error { .. })),
                 count(|o| matches!(
                     o,
-                    Outcome::Unsupported { .. } | Outcome::ExpectedFailure { .. }
+                    Outcome::Unsupported { .. }
+                        | Outcome::ExpectedFailure { .. }
+                        | Outcome::Inconclusive { .. }
                 )),
             );
             if let Some(mode) = self.status_mode {
@@ -504,6 +601,31 @@ impl Report {
                             xml(expected),
                             xml(actual),
                             xml(&diff.replace('\n', "\n          "))
+                        );
+                    }
+                    Outcome::ReadingDependent {
+                        reading,
+                        follows,
+                        expected,
+                        actual,
+                    } => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <failure message=\"{}\">expected: {} [reading {}]\nactual:   {}\nfollows the other reading: {}</failure>\n    </testcase>",
+                            xml(&format!("{}{at}", c.requirement)),
+                            xml(expected),
+                            xml(reading),
+                            xml(actual),
+                            xml(follows)
+                        );
+                    }
+                    Outcome::Inconclusive { expected, actual } => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                            xml(&format!(
+                                "inconclusive{at}: precondition not met: expected {expected}, actual {actual}"
+                            ))
                         );
                     }
                     Outcome::ExpectedFailure { signature, reason } => {

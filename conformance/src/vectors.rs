@@ -23,7 +23,7 @@
 use crate::explain::{self, Explanation, FieldDiff, InvalidInput, Refusal};
 use crate::fieldwalk;
 pub use crate::limits::Limits;
-use crate::report::{CaseResult, Origin, Outcome, Report};
+use crate::report::{CaseResult, CaseRun, Origin, Outcome, Report};
 use crate::status_mode::{Accepted, StatusMode};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
 use crate::xfail::ExpectedFailures;
@@ -328,21 +328,6 @@ pub fn requirement(set: &VectorSet, v: &Vector) -> String {
         }
     };
     format!("{what} ({}; release {})", v.comment, set.release)
-}
-
-/// The result of one case before expected failures are applied.
-#[derive(Clone, Debug)]
-pub struct CaseRun {
-    /// The report entry.
-    pub result: CaseResult,
-    /// How it failed (for failing and erroring cases), e.g. `encode-bytes@12`.
-    pub signature: Option<String>,
-    /// The case-id prefix of its file (see [`id_prefix`]).
-    pub prefix: String,
-    /// A pass only a lenient `--status` mode allowed: what was accepted.
-    pub lenient: Option<String>,
-    /// Why it failed, in detail ([`crate::explain`]).
-    pub explanation: Option<Explanation>,
 }
 
 /// A case's verdict.

@@ -18,8 +18,7 @@
 //!
 //! [`ExpectedFailures::fixed`] gives the list that makes the run pass (`--fix`).
 
-use crate::report::{CaseResult, Outcome};
-use crate::vectors::CaseRun;
+use crate::report::{CaseResult, CaseRun, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -136,7 +136,15 @@ fn every_mutant_is_killed_by_a_named_scenario() {
             Mutant::StoredReqIdEchoed,
             "neg-extend-release-by-id-no-stored-req-id",
         ),
+        // The strict-ownership set.
+        (Mutant::ToolsOwnByUid, "alloc-row2-tool-own"),
+        (Mutant::ToolsOwnByUid, "err-row6-spawn-unowned"),
+        (Mutant::ReleaseByAnyone, "err-release-non-owner"),
+        (Mutant::ExtendByAnyone, "extend-by-non-owner-rejected"),
     ];
+    for m in Mutant::STRICT_OWNERSHIP {
+        assert!(Mutant::ALL.contains(&m), "{m} is not run by --mutants");
+    }
     for (m, id) in expect {
         let r = results.iter().find(|r| r.mutant == m).unwrap();
         assert!(
@@ -180,6 +188,13 @@ fn load_err(text: &str) -> String {
 
 const HEAD: &str = "[[scenario]]\nid = \"x\"\nclauses = [\"spawn.absent\"]\nrequirement = \"r\"\n";
 
+/// Steps: a DVM on n1, tool t, and a spawn of j by t, whose expectations are `spawn`.
+fn one_spawn(spawn_expect: &str) -> String {
+    format!(
+        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [\"n1\"] }}, {{ op = \"tool_connect\", tool = \"t\" }}, {{ op = \"spawn\", by = \"tool:t\", nspace = \"j\", expect = {{ {spawn_expect} }} }}, {{ op = \"observe\", expect = {{ subject = true, running = [\"j\"] }} }} ]\n"
+    )
+}
+
 #[test]
 fn bad_scenario_files_give_clear_errors() {
     let e = load_err("[[scenario]]\nid = \"x\"\nclauses = [\"spawn.absent\"]\nrequirement = \"r\"\nsteps = [ { op = \"dvm_start\", nodez = [] } ]\n");
@@ -198,6 +213,12 @@ fn bad_scenario_files_give_clear_errors() {
     assert!(e.contains("bad requester"), "{e}");
     let e = load_err(&format!("{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [], expect = {{ status = \"ERR_WHATEVER\" }} }} ]\n"));
     assert!(e.contains("unknown status"), "{e}");
+    let e = load_err(&format!(
+        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [], expect = {{ allocations = [] }} }} ]\n"
+    ));
+    assert!(e.contains("no subject"), "{e}");
+    let e = load_err(&one_spawn("reading = \"no-such-reading\""));
+    assert!(e.contains("unknown reading \"no-such-reading\""), "{e}");
     let e = load_err("not toml at all = = =");
     assert!(e.starts_with("bad.toml:"), "{e}");
 }
@@ -205,7 +226,7 @@ fn bad_scenario_files_give_clear_errors() {
 #[test]
 fn wrong_expectation_fails_with_expected_and_actual() {
     let text = format!(
-        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [\"n1\"] }}, {{ op = \"tool_connect\", tool = \"t\" }}, {{ op = \"spawn\", by = \"tool:t\", nspace = \"j\", expect = {{ candidates = [\"n2\"] }} }} ]\n"
+        "{HEAD}steps = [ {{ op = \"dvm_start\", nodes = [\"n1\"] }}, {{ op = \"tool_connect\", tool = \"t\" }}, {{ op = \"spawn\", by = \"tool:t\", nspace = \"j\", expect = {{ subject = true, candidates = [\"n2\"] }} }} ]\n"
     );
     let s = parse_file(Path::new("t.toml"), &text).unwrap();
     let r = run_all(&s, &ServerSpec::Model(None), WireFormat::default());
@@ -218,7 +239,65 @@ fn wrong_expectation_fails_with_expected_and_actual() {
         }
         o => panic!("expected a failure, got {o:?}"),
     }
-    assert_eq!(r.cases[0].detail.as_deref(), Some("step 3 (spawn)"));
+    assert_eq!(
+        r.cases[0].detail.as_deref(),
+        Some("step 3 (spawn, subject)")
+    );
+}
+
+#[test]
+fn a_failure_is_judged_by_where_it_happens_and_by_its_reading() {
+    let run = |spawn_expect: &str| {
+        let s = parse_file(Path::new("t.toml"), &one_spawn(spawn_expect)).unwrap();
+        let r = run_all(&s, &ServerSpec::Model(None), WireFormat::default());
+        (r.cases[0].clone(), r)
+    };
+    // Before the subject: inconclusive, neither a pass nor a deviation.
+    let (c, r) = run("candidates = [\"n2\"]");
+    assert!(
+        matches!(&c.outcome, Outcome::Inconclusive { expected, actual } if expected.contains("n2") && actual.contains("n1")),
+        "{:?}",
+        c.outcome
+    );
+    assert_eq!(
+        c.detail.as_deref(),
+        Some("step 3 (spawn, before the subject)")
+    );
+    assert_eq!((r.totals.failed, r.totals.inconclusive), (0, 1));
+    assert!(!r.ok());
+    assert!(
+        r.summary_line().contains(
+            "1 cases, 0 passed, 0 failed (0 reading-free, 0 reading-dependent), 1 inconclusive, 0 unsupported, 0 errors"
+        ),
+        "{}",
+        r.summary_line()
+    );
+    // At the subject, reading-free: a deviation.
+    let (c, r) = run("subject = true, candidates = [\"n2\"]");
+    assert!(matches!(c.outcome, Outcome::Fail { .. }), "{:?}", c.outcome);
+    assert!(r
+        .summary_line()
+        .contains("1 failed (1 reading-free, 0 reading-dependent)"));
+    // At the subject, tagged with a reading: the server follows the other one.
+    let (c, r) =
+        run("subject = true, reading = \"child-no-target-default\", candidates = [\"n2\"]");
+    match &c.outcome {
+        Outcome::ReadingDependent {
+            reading, follows, ..
+        } => {
+            assert_eq!(reading, "child-no-target-default");
+            assert!(follows.contains("parent's session"), "{follows}");
+        }
+        o => panic!("expected a reading-dependent failure, got {o:?}"),
+    }
+    assert!(r
+        .summary_line()
+        .contains("1 failed (0 reading-free, 1 reading-dependent)"));
+    // Where the readings allow several placements, each passes.
+    let (c, _) = run("subject = true, candidates_in = [[\"n2\"], [\"n1\"]]");
+    assert_eq!(c.outcome, Outcome::Pass);
+    let (c, _) = run("subject = true, candidates_in = [[\"n2\"], [\"n3\"]]");
+    assert!(matches!(c.outcome, Outcome::Fail { .. }), "{:?}", c.outcome);
 }
 
 #[test]
@@ -337,7 +416,10 @@ fn a_server_unsupported_for_everything_fails_the_run() {
     assert!(!ok, "{text}");
     assert!(text.contains("no scenario ran"), "{text}");
     assert!(
-        text.contains(&format!(" 0 passed, 0 failed, {} unsupported", all().len())),
+        text.contains(&format!(
+            " 0 passed, 0 failed (0 reading-free, 0 reading-dependent), 0 inconclusive, {} unsupported",
+            all().len()
+        )),
         "{text}"
     );
     // Coverage counts only passed scenarios: nothing is covered.
@@ -377,16 +459,29 @@ fn min_pass_and_expected_results_pin_the_numbers() {
     assert!(!failed.is_empty());
     let dir = std::env::temp_dir().join(format!("pmix-expected-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, ids: &[&str]| {
+    // One entry per scenario: its outcome, `flip` listed as a deviation whatever it is, and
+    // `drop` left out.
+    let write = |name: &str, flip: Option<&str>, drop: Option<&str>| {
         let mut t = String::from("server = \"mutant spawn-narrowed\"\n");
-        for id in ids {
-            t += &format!("[[deviation]]\nid = \"{id}\"\nbreaks = \"never silently narrowed\"\nobserved = \"narrowed\"\n");
+        for c in &r.cases {
+            if Some(c.id.as_str()) == drop {
+                continue;
+            }
+            let deviation = failed.contains(&c.id.as_str()) || Some(c.id.as_str()) == flip;
+            t += &format!(
+                "[[scenario]]\nid = \"{}\"\noutcome = \"{}\"\nsubject = \"the step(s) marked\"\nobserved = \"what it did\"\n",
+                c.id,
+                if deviation { "deviation" } else { "pass" }
+            );
+            if deviation {
+                t += "breaks = \"never silently narrowed\"\n";
+            }
         }
         let p = dir.join(name);
         std::fs::write(&p, t).unwrap();
         p
     };
-    let exact = write("exact.toml", &failed);
+    let exact = write("exact.toml", None, None);
     let args = |f: &std::path::Path| -> Vec<String> {
         vec![
             "scenarios".into(),
@@ -405,16 +500,20 @@ fn min_pass_and_expected_results_pin_the_numbers() {
     let (ok, text) = run(&exact);
     assert!(ok, "{text}");
     // Stale: a listed deviation that passes.
-    let mut plus = failed.clone();
-    plus.push("spawn-one-id");
-    let (ok, text) = run(&write("stale.toml", &plus));
+    let (ok, text) = run(&write("stale.toml", Some("spawn-one-id"), None));
     assert!(
-        !ok && text.contains("stale deviation spawn-one-id"),
+        !ok && text.contains("spawn-one-id: listed as deviation, but it is pass"),
         "{text}"
     );
     // Unlisted failure.
-    let (ok, text) = run(&write("short.toml", &failed[1..]));
-    assert!(!ok && text.contains("is not a listed deviation"), "{text}");
+    let (ok, text) = run(&write("short.toml", None, Some(failed[0])));
+    assert!(
+        !ok && text.contains(&format!(
+            "{}: deviation, but the expected-results file does not list it",
+            failed[0]
+        )),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -430,14 +529,30 @@ fn expected_results_files_load_and_name_real_scenarios() {
         }
         files += 1;
         let r = scenarios::ExpectedResults::load(&p).unwrap_or_else(|e| panic!("{e}"));
-        for id in r
-            .deviation
-            .iter()
-            .map(|d| &d.id)
-            .chain(r.unsupported.iter().map(|u| &u.id))
-        {
-            assert!(ids.contains(id), "{}: no scenario {id}", p.display());
+        for e in &r.scenario {
+            assert!(ids.contains(&e.id), "{}: no scenario {}", p.display(), e.id);
         }
+        // One entry per scenario.
+        for id in &ids {
+            assert!(
+                r.get(id).is_some(),
+                "{}: scenario {id} has no entry",
+                p.display()
+            );
+        }
+        // Its report is generated from it and the scenarios, and is not stale.
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let report = dir.join("../reports").join(format!("{stem}.md"));
+        let want = scenarios::server_report::render(&r, &all());
+        let got = std::fs::read_to_string(&report)
+            .unwrap_or_else(|e| panic!("{}: {e}", report.display()));
+        assert!(
+            got == want,
+            "{} is stale: regenerate it with `pmix-conformance scenarios --expected {} --write-report {}`",
+            report.display(),
+            p.display(),
+            report.display()
+        );
     }
     assert!(files > 0, "no expected-results file in {}", dir.display());
 }

@@ -1,6 +1,12 @@
 /*
  * pmix-oracle: a byte oracle over the installed OpenPMIx bfrops components.
  *
+ * One file on purpose: tools/peers.sh copies this file with build.sh into each
+ * release's root and stamps every release's oracle build with its hash, build.sh
+ * compiles it as one unit, and the vectors' provenance names it; its sections
+ * (heap, type ids, request memory, output, tokens, C layouts, builders, printers,
+ * requests) are layers of one program, each using the ones above it.
+ *
  * Reads one request per line on stdin and answers one line per request on
  * stdout; the line protocol is specified in tools/oracle/PROTOCOL.md (the
  * contract with the Rust side). Requests are turned into the C structures a

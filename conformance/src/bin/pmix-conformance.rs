@@ -198,6 +198,10 @@ struct ScenarioArgs {
     /// Judge the run against an expected-results file (known deviations, stale-checked).
     #[arg(long, value_name = "FILE")]
     expected: Option<PathBuf>,
+    /// With --expected: write the server's Markdown report (generated from the expected-results
+    /// file and the scenario files, see conformance/reports/) to FILE and exit without running.
+    #[arg(long, value_name = "FILE", requires = "expected")]
+    write_report: Option<PathBuf>,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -251,6 +255,12 @@ fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
         .as_deref()
         .map(scenarios::ExpectedResults::load)
         .transpose()?;
+    if let (Some(out), Some(e)) = (&a.write_report, &expected) {
+        let text = scenarios::server_report::render(e, &all);
+        std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+        return Ok(true);
+    }
     let mut report = scenarios::run_all(&all, &spec, format);
     // Judged by results: something must have run, and failures must be known deviations.
     let why = scenarios::verdict(&report, a.min_pass, expected.as_ref());

@@ -54,11 +54,18 @@ pub enum Mutant {
     ReqIdFromPrevious,
     /// An `EXTEND` or `RELEASE` by `PMIX_ALLOC_ID` echoes the reservation's stored request id.
     StoredReqIdEchoed,
+    // The strict-ownership set: ownership weakened as a server granting by uid would.
+    /// Every tool passes every ownership check (spawn, EXTEND, RELEASE), as if tools owned by uid.
+    ToolsOwnByUid,
+    /// `RELEASE` skips the ownership check: any namespace may release any reservation.
+    ReleaseByAnyone,
+    /// `EXTEND` skips the ownership check: any namespace may extend any reservation.
+    ExtendByAnyone,
 }
 
 impl Mutant {
     /// Every mutant.
-    pub const ALL: [Mutant; 21] = [
+    pub const ALL: [Mutant; 24] = [
         Mutant::DefaultNone,
         Mutant::TransitiveOwnership,
         Mutant::SpawnNarrowed,
@@ -80,6 +87,16 @@ impl Mutant {
         Mutant::WarningWrongAlloc,
         Mutant::ReqIdFromPrevious,
         Mutant::StoredReqIdEchoed,
+        Mutant::ToolsOwnByUid,
+        Mutant::ReleaseByAnyone,
+        Mutant::ExtendByAnyone,
+    ];
+
+    /// The strict-ownership mutant set: each weakens "a non-owner is refused" in one way.
+    pub const STRICT_OWNERSHIP: [Mutant; 3] = [
+        Mutant::ToolsOwnByUid,
+        Mutant::ReleaseByAnyone,
+        Mutant::ExtendByAnyone,
     ];
 
     /// The kebab-case name.
@@ -106,6 +123,9 @@ impl Mutant {
             Mutant::WarningWrongAlloc => "warning-wrong-alloc",
             Mutant::ReqIdFromPrevious => "req-id-from-previous",
             Mutant::StoredReqIdEchoed => "stored-req-id-echoed",
+            Mutant::ToolsOwnByUid => "tools-own-by-uid",
+            Mutant::ReleaseByAnyone => "release-by-anyone",
+            Mutant::ExtendByAnyone => "extend-by-anyone",
         }
     }
 
@@ -155,6 +175,9 @@ impl Mutant {
             Mutant::StoredReqIdEchoed => {
                 "EXTEND/RELEASE by id echo the reservation's stored request id"
             }
+            Mutant::ToolsOwnByUid => "every tool passes every ownership check (ownership by uid)",
+            Mutant::ReleaseByAnyone => "any namespace may release any reservation",
+            Mutant::ExtendByAnyone => "any namespace may extend any reservation",
         }
     }
 }

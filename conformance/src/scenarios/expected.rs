@@ -1,21 +1,21 @@
 //! Results-based verdicts for a scenario run: a run must actually run scenarios, may pin a
-//! minimum number of passes, and may be judged against an expected-results file that lists
-//! a server's known deviations (and unsupported scenarios), checked for staleness.
+//! minimum number of passes, and may be judged against an expected-results file that gives
+//! a server's outcome for every scenario, checked for staleness.
 //!
-//! The file is TOML:
+//! The file is TOML, one `[[scenario]]` per scenario:
 //!
 //! ```toml
 //! server = "PRRTE 5.0.0rc1 on OpenPMIx 7.0.0rc1"
 //! min_pass = 40                      # optional
 //!
-//! [[deviation]]                      # a scenario the server fails
+//! [[scenario]]
 //! id = "own-tool-cannot-spawn-foreign"
-//! breaks = "Ownership model: 'A spawn may target a session only if ...'"
+//! outcome = "deviation"              # pass | deviation | reading-dependent | inconclusive | unsupported
+//! subject = "step 5: a tool outside the owner set spawns onto the reservation"
+//! reading = "shared-allocation-id"   # the expectation's reading, if any
+//! breaks = "Ownership model: 'A spawn may target a session only if ...'"   # deviations
 //! observed = "PMIX_SUCCESS: ownership between tools goes by uid"
-//!
-//! [[unsupported]]                    # optional; when present the list is exact
-//! id = "compat-none-of-five"
-//! reason = "the attributes are compiled in"
+//! function = "prte_session_is_owned_by (in our words: ...)"               # optional
 //! ```
 
 use crate::report::{Outcome, Report};
@@ -23,26 +23,50 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// One known deviation: a scenario the server fails, the sentence it breaks, what it did.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Deviation {
-    /// The scenario id.
-    pub id: String,
-    /// The specification sentence the server breaks.
-    pub breaks: String,
-    /// What the server did instead.
-    pub observed: String,
+/// The outcome kinds an expected-results file names.
+pub const OUTCOMES: &[&str] = &[
+    "pass",
+    "deviation",
+    "reading-dependent",
+    "inconclusive",
+    "unsupported",
+];
+
+/// The expected-results word for an outcome.
+pub fn outcome_word(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail { .. } => "deviation",
+        Outcome::ReadingDependent { .. } => "reading-dependent",
+        Outcome::Inconclusive { .. } => "inconclusive",
+        Outcome::Unsupported { .. } => "unsupported",
+        Outcome::Error { .. } => "error",
+        Outcome::ExpectedFailure { .. } => "expected-failure",
+    }
 }
 
-/// One scenario the server is known not to support.
+/// One scenario's expected result on a server.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct KnownUnsupported {
+pub struct ExpectedScenario {
     /// The scenario id.
     pub id: String,
-    /// Why.
-    pub reason: String,
+    /// One of [`OUTCOMES`].
+    pub outcome: String,
+    /// The scenario's subject: the step(s) carrying its requirement, in words.
+    pub subject: String,
+    /// The reading the deciding expectation takes, if any.
+    #[serde(default)]
+    pub reading: Option<String>,
+    /// For a deviation: the specification sentence the server breaks.
+    #[serde(default)]
+    pub breaks: Option<String>,
+    /// What the server did (for a pass, what held).
+    pub observed: String,
+    /// The server's function responsible for a deviation, where it can be named from its
+    /// source, with what it does (in our words).
+    #[serde(default)]
+    pub function: Option<String>,
 }
 
 /// An expected-results file.
@@ -55,12 +79,9 @@ pub struct ExpectedResults {
     /// The least number of scenarios that must pass.
     #[serde(default)]
     pub min_pass: Option<usize>,
-    /// Known deviations.
+    /// Every scenario's expected result.
     #[serde(default)]
-    pub deviation: Vec<Deviation>,
-    /// Known unsupported scenarios (exact when non-empty).
-    #[serde(default)]
-    pub unsupported: Vec<KnownUnsupported>,
+    pub scenario: Vec<ExpectedScenario>,
 }
 
 impl ExpectedResults {
@@ -75,25 +96,48 @@ impl ExpectedResults {
     pub fn parse(text: &str) -> Result<Self, String> {
         let r: ExpectedResults = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut seen = BTreeMap::new();
-        for id in r
-            .deviation
-            .iter()
-            .map(|d| &d.id)
-            .chain(r.unsupported.iter().map(|u| &u.id))
-        {
-            if seen.insert(id.clone(), ()).is_some() {
-                return Err(format!("scenario {id:?} is listed twice"));
+        for e in &r.scenario {
+            if seen.insert(e.id.clone(), ()).is_some() {
+                return Err(format!("scenario {:?} is listed twice", e.id));
             }
-        }
-        for d in &r.deviation {
-            if d.breaks.trim().is_empty() || d.observed.trim().is_empty() {
+            if !OUTCOMES.contains(&e.outcome.as_str()) {
                 return Err(format!(
-                    "deviation {:?} must say which sentence it breaks and what was observed",
-                    d.id
+                    "scenario {:?}: outcome {:?} is not one of {}",
+                    e.id,
+                    e.outcome,
+                    OUTCOMES.join(", ")
                 ));
+            }
+            if e.subject.trim().is_empty() || e.observed.trim().is_empty() {
+                return Err(format!(
+                    "scenario {:?} must name its subject and what was observed",
+                    e.id
+                ));
+            }
+            if e.outcome == "deviation" && e.breaks.as_deref().is_none_or(|b| b.trim().is_empty()) {
+                return Err(format!(
+                    "deviation {:?} must say which sentence it breaks",
+                    e.id
+                ));
+            }
+            if e.outcome == "reading-dependent" && e.reading.is_none() {
+                return Err(format!(
+                    "reading-dependent {:?} must name its reading",
+                    e.id
+                ));
+            }
+            if let Some(rd) = &e.reading {
+                if super::reading(rd).is_none() {
+                    return Err(format!("scenario {:?}: unknown reading {rd:?}", e.id));
+                }
             }
         }
         Ok(r)
+    }
+
+    /// The entry for scenario `id`.
+    pub fn get(&self, id: &str) -> Option<&ExpectedScenario> {
+        self.scenario.iter().find(|e| e.id == id)
     }
 }
 
@@ -130,53 +174,53 @@ pub fn verdict(
             ));
         }
     }
-    let outcome = |id: &str| report.cases.iter().find(|c| c.id == id).map(|c| &c.outcome);
     match expected {
         None => {
             if t.failed > 0 {
-                why.push(format!("{} scenario(s) failed", t.failed));
+                why.push(format!(
+                    "{} scenario(s) failed ({} reading-dependent)",
+                    t.failed, t.reading_dependent
+                ));
+            }
+            if t.inconclusive > 0 {
+                why.push(format!(
+                    "{} scenario(s) inconclusive (a precondition did not hold)",
+                    t.inconclusive
+                ));
             }
         }
         Some(e) => {
             for c in &report.cases {
-                if matches!(c.outcome, Outcome::Fail { .. })
-                    && !e.deviation.iter().any(|d| d.id == c.id)
-                {
-                    why.push(format!("{}: fails but is not a listed deviation", c.id));
-                }
-            }
-            for d in &e.deviation {
-                match outcome(&d.id) {
-                    Some(Outcome::Fail { .. }) => {}
-                    Some(o) => why.push(format!(
-                        "stale deviation {}: listed as failing, but it is {}",
-                        d.id,
-                        o.label()
+                let got = outcome_word(&c.outcome);
+                match e.get(&c.id) {
+                    None => why.push(format!(
+                        "{}: {got}, but the expected-results file does not list it",
+                        c.id
                     )),
-                    None => why.push(format!("stale deviation {}: no such scenario ran", d.id)),
+                    Some(x) if x.outcome != got => why.push(format!(
+                        "{}: listed as {}, but it is {got}{}",
+                        c.id,
+                        x.outcome,
+                        c.detail
+                            .as_deref()
+                            .map(|d| format!(" at {d}"))
+                            .unwrap_or_default()
+                    )),
+                    Some(x) => {
+                        if let Outcome::ReadingDependent { reading, .. } = &c.outcome {
+                            if x.reading.as_deref() != Some(reading.as_str()) {
+                                why.push(format!(
+                                    "{}: follows another reading than {reading}, but the file says {:?}",
+                                    c.id, x.reading
+                                ));
+                            }
+                        }
+                    }
                 }
             }
-            if !e.unsupported.is_empty() {
-                for c in &report.cases {
-                    if matches!(c.outcome, Outcome::Unsupported { .. })
-                        && !e.unsupported.iter().any(|u| u.id == c.id)
-                    {
-                        why.push(format!("{}: unsupported but not listed as such", c.id));
-                    }
-                }
-                for u in &e.unsupported {
-                    match outcome(&u.id) {
-                        Some(Outcome::Unsupported { .. }) => {}
-                        Some(o) => why.push(format!(
-                            "stale unsupported entry {}: it is {}",
-                            u.id,
-                            o.label()
-                        )),
-                        None => why.push(format!(
-                            "stale unsupported entry {}: no such scenario ran",
-                            u.id
-                        )),
-                    }
+            for x in &e.scenario {
+                if !report.cases.iter().any(|c| c.id == x.id) {
+                    why.push(format!("stale entry {}: no such scenario ran", x.id));
                 }
             }
         }
@@ -185,20 +229,22 @@ pub fn verdict(
 }
 
 /// Per named reading: how the scenarios that depend on it ended, as console lines
-/// (`reading NAME: N scenarios, P passed, F failed, U unsupported, E errors`).
+/// (`reading NAME: N scenarios, P passed, F failed, I inconclusive, U unsupported, E errors`).
 pub fn reading_lines(scenarios: &[super::Scenario], report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
-    for (name, _) in super::READINGS {
+    for r in super::READINGS {
+        let name = r.id;
         let mut t = crate::report::Totals::default();
         for sc in scenarios
             .iter()
-            .filter(|s| s.readings.iter().any(|r| r == name))
+            .filter(|s| s.all_readings().iter().any(|r| r == name))
         {
             if let Some(c) = report.cases.iter().find(|c| c.id == sc.id) {
                 t.total += 1;
                 match c.outcome {
                     Outcome::Pass => t.passed += 1,
-                    Outcome::Fail { .. } => t.failed += 1,
+                    Outcome::Fail { .. } | Outcome::ReadingDependent { .. } => t.failed += 1,
+                    Outcome::Inconclusive { .. } => t.inconclusive += 1,
                     Outcome::Unsupported { .. } => t.unsupported += 1,
                     _ => t.errors += 1,
                 }
@@ -206,8 +252,8 @@ pub fn reading_lines(scenarios: &[super::Scenario], report: &Report) -> Vec<Stri
         }
         if t.total > 0 {
             lines.push(format!(
-                "reading {name}: {} scenarios, {} passed, {} failed, {} unsupported, {} errors",
-                t.total, t.passed, t.failed, t.unsupported, t.errors
+                "reading {name}: {} scenarios, {} passed, {} failed, {} inconclusive, {} unsupported, {} errors",
+                t.total, t.passed, t.failed, t.inconclusive, t.unsupported, t.errors
             ));
         }
     }

@@ -125,9 +125,9 @@ fn validate(s: &Scenario) -> Result<(), String> {
             return Err(format!("unknown clause id {c:?}"));
         }
     }
-    for r in &s.readings {
-        if !super::READINGS.iter().any(|(n, _)| n == r) {
-            let names: Vec<&str> = super::READINGS.iter().map(|(n, _)| *n).collect();
+    for r in &s.all_readings() {
+        if super::reading(r).is_none() {
+            let names: Vec<&str> = super::READINGS.iter().map(|r| r.id).collect();
             return Err(format!(
                 "unknown reading {r:?} (known: {})",
                 names.join(", ")
@@ -193,6 +193,12 @@ fn validate(s: &Scenario) -> Result<(), String> {
         }
         check_expect(step.expect(), &vars).map_err(at)?;
     }
+    if s.subject_steps().is_empty() {
+        return Err(
+            "no subject: mark the step(s) carrying the requirement with `expect = { subject = true, ... }`"
+                .into(),
+        );
+    }
     Ok(())
 }
 
@@ -205,6 +211,9 @@ fn check_expect(e: &Expect, vars: &Vars) -> Result<(), String> {
     }
     for s in e.status_in.iter().flatten() {
         parse_status(s)?;
+    }
+    if e.candidates.is_some() && e.candidates_in.is_some() {
+        return Err("use only one of candidates, candidates_in".into());
     }
     if [
         e.status.is_some(),

@@ -5,31 +5,116 @@
 mod expected;
 mod load;
 mod run;
+pub mod server_report;
+mod suite;
 mod values;
 
-pub use expected::{reading_lines, verdict, Deviation, ExpectedResults, KnownUnsupported};
+pub use expected::{
+    outcome_word, reading_lines, verdict, ExpectedResults, ExpectedScenario, OUTCOMES,
+};
 pub use load::{load_dir, parse_file, LoadError};
-pub use run::{coverage, run_all, run_mutants, run_scenario, MutantResult};
+pub use run::run_scenario;
+pub use suite::{coverage, run_all, run_mutants, MutantResult};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// Every named reading of the specification a scenario may depend on: the name and the
-/// reading taken. SCENARIOS.md quotes the sentences on each side.
-pub const READINGS: &[(&str, &str)] = &[
-    ("tool-target-share", "a tool's TARGET with SHARE=true: nodes shared, <ns> is the owning namespace"),
-    ("row1-any-target", "error row 1 holds for EXTEND and for any TARGET value, the app's own included"),
-    ("carved-nodes-revert", "granted startup nodes are carved from the default session and revert to it when returned"),
-    ("shared-allocation-id", "a shared allocation has its own PMIX_ALLOC_ID (listed, releasable, resolving to the default session)"),
-    ("child-no-target-default", "a job without PMIX_SPAWN_TARGET maps onto the default session, even when its parent runs in a reservation"),
-    ("release-statuses", "RELEASE answers with the EXTEND statuses (BAD_PARAM / NOT_FOUND / NO_PERMISSIONS)"),
-    ("reaquire-cancel-inert", "REAQUIRE and REQ_CANCEL change no reservation and ignore inheritance"),
-    ("compat-app-target-rejected", "without PMIX_ALLOC_TARGET an application carrying its key is still refused"),
-    ("child-no-descendants", "a CHILD* reservation whose owner has no descendants fires at the owner's termination"),
-    ("extend-requires-ownership", "PMIX_ALLOC_TARGET on EXTEND grants nothing: the requester's namespace must own the reservation"),
-    ("disposition-at-creation", "the disposition is recorded at creation; EXTEND validates but never replaces it"),
+/// A named reading of the specification: where seed 001 admits more than one reading, the
+/// reading an expectation takes and the sentence of the other side. SCENARIOS.md quotes both.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    /// The name (`reading = "..."` in a scenario).
+    pub id: &'static str,
+    /// The reading taken, in words.
+    pub taken: &'static str,
+    /// The other reading: the specification's sentence for it, in our words. A server whose
+    /// result differs from an expectation tagged with this reading "follows" this one.
+    pub other: &'static str,
+    /// Whether the specification contradicts itself here (both sides are normative text).
+    pub contradiction: bool,
+}
+
+/// Every named reading of the specification a scenario or an expectation may name.
+pub const READINGS: &[Reading] = &[
+    Reading {
+        id: "tool-target-share",
+        taken: "a tool's TARGET with SHARE=true: nodes shared, <ns> is the owning namespace",
+        other: "the decision table has no row for TARGET with SHARE=true; the design plan (003) reserves the nodes for <ns>",
+        contradiction: false,
+    },
+    Reading {
+        id: "row1-any-target",
+        taken: "error row 1 holds for EXTEND and for any TARGET value, the app's own included",
+        other: "rows 4-5 decide an application's request by PMIX_ALLOC_SHARE; a TARGET naming the application itself designates no other owner",
+        contradiction: false,
+    },
+    Reading {
+        id: "carved-nodes-revert",
+        taken: "granted startup nodes are carved from the default session and revert to it when returned",
+        other: "'the DVM shrinks for nodes the scheduler owns': a node the scheduler granted is the scheduler's, wherever it came from",
+        contradiction: false,
+    },
+    Reading {
+        id: "shared-allocation-id",
+        taken: "a shared allocation has its own PMIX_ALLOC_ID (listed, releasable, resolving to the default session)",
+        other: "'A successful allocation response returns the destination's PMIX_ALLOC_ID': a shared allocation's destination is the default session, whose id is the empty sentinel",
+        contradiction: false,
+    },
+    Reading {
+        id: "child-no-target-default",
+        taken: "a job without PMIX_SPAWN_TARGET maps onto the default session, even when its parent runs in a reservation",
+        other: "attribute contract: 'When absent, the job uses the default session (or its parent's session, exactly as today)'",
+        contradiction: false,
+    },
+    Reading {
+        id: "release-statuses",
+        taken: "RELEASE answers with the EXTEND statuses and names its reservation as EXTEND does (PMIX_ALLOC_ID or the requester's own PMIX_ALLOC_REQ_ID)",
+        other: "trigger 1: 'An owner releases it by issuing PMIX_ALLOC_RELEASE for the reservation's allocation id': RELEASE names its reservation by PMIX_ALLOC_ID only",
+        contradiction: false,
+    },
+    Reading {
+        id: "reaquire-cancel-inert",
+        taken: "REAQUIRE and REQ_CANCEL change no reservation and ignore inheritance",
+        other: "the spec says nothing else about REAQUIRE and REQ_CANCEL: a host may not support them",
+        contradiction: false,
+    },
+    Reading {
+        id: "compat-app-target-rejected",
+        taken: "without PMIX_ALLOC_TARGET an application carrying its key is still refused",
+        other: "'When PMIX_ALLOC_TARGET is unavailable, a dynamic allocation is always reserved to the requester's own namespace': the key is ignored",
+        contradiction: false,
+    },
+    Reading {
+        id: "child-no-descendants",
+        taken: "a CHILD* reservation whose owner has no descendants fires at the owner's termination",
+        other: "CHILD is released 'only when all derived children have terminated'; with none, nothing says when",
+        contradiction: false,
+    },
+    Reading {
+        id: "extend-requires-ownership",
+        taken: "PMIX_ALLOC_TARGET on EXTEND grants nothing: the requester's namespace must own the reservation",
+        other: "PMIX_ALLOC_TARGET names 'the namespace ... whose existing reservation is extended': a tool may extend on its target's behalf",
+        contradiction: false,
+    },
+    Reading {
+        id: "disposition-at-creation",
+        taken: "the disposition is recorded at creation; EXTEND validates but never replaces it",
+        other: "PMIX_ALLOC_INHERITANCE 'is honored on PMIX_ALLOC_NEW and PMIX_ALLOC_EXTEND requests': an EXTEND's value replaces the recorded one",
+        contradiction: true,
+    },
+    Reading {
+        id: "req-id-echo-extend",
+        taken: "an EXTEND that supplied no PMIX_ALLOC_REQ_ID gets none echoed",
+        other: "the spec is silent on a request that carries none; the reservation's stored request id may be returned",
+        contradiction: false,
+    },
 ];
+
+/// The reading named `id`, if it is one of [`READINGS`].
+pub fn reading(id: &str) -> Option<&'static Reading> {
+    READINGS.iter().find(|r| r.id == id)
+}
 
 /// One scenario.
 #[derive(Clone, Debug, Deserialize)]
@@ -45,7 +130,9 @@ pub struct Scenario {
     #[serde(default)]
     pub ambiguity: Option<String>,
     /// The named readings ([`READINGS`], SCENARIOS.md "Readings") this scenario's
-    /// expectations depend on; reports show them next to the result and tally per reading.
+    /// interpretation rests on; reports show them next to the result and tally per reading.
+    /// An expectation that depends on one says so itself (`expect.reading`); only those make
+    /// a failure reading-dependent.
     #[serde(default)]
     pub readings: Vec<String>,
     /// The steps, in order.
@@ -56,6 +143,29 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Every reading the scenario names, its own and its expectations' (no duplicates).
+    pub fn all_readings(&self) -> Vec<String> {
+        let mut v = self.readings.clone();
+        for st in &self.steps {
+            if let Some(r) = &st.expect().reading {
+                if !v.contains(r) {
+                    v.push(r.clone());
+                }
+            }
+        }
+        v
+    }
+
+    /// The 1-based numbers of the steps that carry the scenario's requirement.
+    pub fn subject_steps(&self) -> Vec<usize> {
+        self.steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.expect().subject)
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+
     /// The specification section of the primary clause.
     pub fn section(&self) -> &'static str {
         self.clauses
@@ -251,6 +361,14 @@ pub enum StatusSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
+    /// This step carries the scenario's requirement (its subject). A failure at a subject
+    /// step is a deviation; a failure at any other step is inconclusive (a precondition or
+    /// follow-up did not hold, so the case says nothing about its requirement).
+    #[serde(default)]
+    pub subject: bool,
+    /// The reading ([`READINGS`]) these expectations take where the specification admits
+    /// more than one; a failure here is reading-dependent ("follows the other reading").
+    pub reading: Option<String>,
     /// The returned status.
     pub status: Option<StatusSpec>,
     /// A status the response must not have (when the spec only excludes one).
@@ -263,6 +381,9 @@ pub struct Expect {
     pub req_id: Option<String>,
     /// The spawned job's candidate nodes (exactly).
     pub candidates: Option<Vec<String>>,
+    /// The spawned job's candidate nodes are exactly one of these sets (where readings allow
+    /// several placements).
+    pub candidates_in: Option<Vec<Vec<String>>>,
     /// Node -> session: `default`, `absent` (not in the DVM) or an allocation id.
     pub sessions: Option<BTreeMap<String, String>>,
     /// Allocation -> owner set (exactly).

@@ -2,10 +2,9 @@
 
 use super::values::{build_info, parse_directive, parse_requester, parse_status, Vars};
 use super::{Expect, Scenario, Step};
-use crate::model::Mutant;
 use crate::protocol::{Observed, Request, Response, Snapshot};
-use crate::report::{CaseResult, Coverage, Outcome, Report};
-use crate::server::{Server, ServerSpec};
+use crate::report::{CaseResult, Outcome};
+use crate::server::Server;
 use crate::wireinfo::{string_of, WireFormat};
 use pmix_codec::attrs;
 use pmix_codec::{Status, Value};
@@ -198,7 +197,8 @@ impl Ctx<'_> {
         }
         let unchanged = e.unchanged == Some(true);
         let before_obs = if unchanged { Some(self.query()?) } else { None };
-        let before = if unchanged && check_intro {
+        // With introspection, "unchanged" compares the whole snapshot too (SCENARIOS.md).
+        let before = if unchanged && self.introspection {
             Some(self.observe()?)
         } else {
             None
@@ -311,6 +311,17 @@ impl Ctx<'_> {
                 return Err(fail("candidates", list(&want), list(&got)));
             }
         }
+        if let Some(sets) = &e.candidates_in {
+            let got = sorted(resp.candidates.clone().unwrap_or_default());
+            if !sets.iter().any(|w| sorted(w.clone()) == got) {
+                let shown: Vec<String> = sets.iter().map(|w| list(&sorted(w.clone()))).collect();
+                return Err(fail(
+                    "candidates",
+                    format!("one of {}", shown.join(" or ")),
+                    list(&got),
+                ));
+            }
+        }
         if let Step::CanSpawn { .. } = step {
             // The probe job is not part of the scenario: end it at once when it started.
             let nspace = self.probe_nspace();
@@ -371,7 +382,7 @@ impl Ctx<'_> {
                 self.check_sessions(e, &obs, &default)?;
             }
         }
-        if check_intro {
+        if check_intro || before.is_some() {
             let snap = self.observe()?;
             if let Some(b) = before {
                 if b != snap {
@@ -829,12 +840,26 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
     let mut detail = None;
     for (i, step) in sc.steps.iter().enumerate() {
         if let Err(e) = ctx.step(i + 1, step) {
-            detail = Some(format!("step {} ({})", i + 1, step.op()));
+            let subject = step.expect().subject;
+            detail = Some(if subject {
+                format!("step {} ({}, subject)", i + 1, step.op())
+            } else {
+                format!("step {} ({}, before the subject)", i + 1, step.op())
+            });
             outcome = match e {
-                StepErr::Fail { expected, actual } => Outcome::Fail { expected, actual },
+                StepErr::Fail { expected, actual } => {
+                    judge(subject, step.expect().reading.as_deref(), expected, actual)
+                }
                 StepErr::Unsupported(reason) => Outcome::Unsupported { reason },
                 StepErr::Error(message) => Outcome::Error { message },
             };
+            if !subject && sc.subject_steps().first().is_some_and(|f| i + 1 > *f) {
+                detail = Some(format!(
+                    "step {} ({}, not a subject step)",
+                    i + 1,
+                    step.op()
+                ));
+            }
             break;
         }
     }
@@ -848,10 +873,11 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
             ),
         };
     }
-    let requirement = if sc.readings.is_empty() {
+    let readings = sc.all_readings();
+    let requirement = if readings.is_empty() {
         sc.requirement.clone()
     } else {
-        format!("{} [reading: {}]", sc.requirement, sc.readings.join(", "))
+        format!("{} [reading: {}]", sc.requirement, readings.join(", "))
     };
     CaseResult {
         id: sc.id.clone(),
@@ -864,129 +890,20 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
     }
 }
 
-/// Per-section clause coverage: a clause is covered when a scenario naming it ran against
-/// this server and passed (`passed` holds those scenario ids).
-pub fn coverage(scenarios: &[Scenario], passed: &BTreeSet<String>) -> Vec<Coverage> {
-    let covered: BTreeSet<&str> = scenarios
-        .iter()
-        .filter(|s| passed.contains(&s.id))
-        .flat_map(|s| s.clauses.iter().map(String::as_str))
-        .collect();
-    crate::spec::SECTIONS
-        .iter()
-        .map(|sec| {
-            let in_sec: Vec<&crate::spec::Clause> = crate::spec::CLAUSES
-                .iter()
-                .filter(|c| c.section == *sec)
-                .collect();
-            let uncovered: Vec<String> = in_sec
-                .iter()
-                .filter(|c| !covered.contains(c.id))
-                .map(|c| c.id.to_string())
-                .collect();
-            Coverage {
-                section: sec.to_string(),
-                covered: in_sec.len() - uncovered.len(),
-                total: in_sec.len(),
-                uncovered,
-            }
-        })
-        .collect()
-}
-
-/// Run every scenario, each against a fresh server from `spec`.
-pub fn run_all(scenarios: &[Scenario], spec: &ServerSpec, format: WireFormat) -> Report {
-    let mut report = Report::new(
-        "scenarios",
-        format!(
-            "{}, {}/{}",
-            spec.describe(),
-            format.component.name(),
-            format.kind.name()
-        ),
-    );
-    let mut named = false;
-    for sc in scenarios {
-        let result = match spec.create() {
-            Ok(mut server) => {
-                // Name the run after the server's own `hello` name when it gives one.
-                if let (false, Some(n)) = (named, server.name()) {
-                    report.target =
-                        format!("{n}, {}/{}", format.component.name(), format.kind.name());
-                    named = true;
-                }
-                run_scenario(sc, server.as_mut(), format)
-            }
-            Err(e) => CaseResult {
-                id: sc.id.clone(),
-                requirement: sc.requirement.clone(),
-                group: sc.section().to_string(),
-                outcome: Outcome::Error {
-                    message: e.to_string(),
-                },
-                detail: None,
-                diff: None,
-                duration: Default::default(),
-            },
-        };
-        report.push(result);
+/// The outcome of an expectation that did not hold: a deviation only at a subject step and
+/// where the expectation is reading-free; reading-dependent where it is tagged with a
+/// reading; inconclusive before (or outside) the subject.
+fn judge(subject: bool, reading: Option<&str>, expected: String, actual: String) -> Outcome {
+    if !subject {
+        return Outcome::Inconclusive { expected, actual };
     }
-    let passed: BTreeSet<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome == Outcome::Pass)
-        .map(|c| c.id.clone())
-        .collect();
-    report.coverage = coverage(scenarios, &passed);
-    report
-}
-
-/// What the suite did to one mutant.
-#[derive(Clone, Debug)]
-pub struct MutantResult {
-    /// The mutant.
-    pub mutant: Mutant,
-    /// Scenarios that failed against it (it is killed when this is non-empty).
-    pub killed_by: Vec<String>,
-}
-
-/// Run the suite against every mutant; each must be killed by at least one scenario.
-pub fn run_mutants(scenarios: &[Scenario], format: WireFormat) -> (Vec<MutantResult>, Report) {
-    let mut report = Report::new(
-        "mutants",
-        format!("reference model mutants, {}", format.component.name()),
-    );
-    let mut results = Vec::new();
-    for m in Mutant::ALL {
-        let t0 = Instant::now();
-        let r = run_all(scenarios, &ServerSpec::Model(Some(m)), format);
-        let killed_by: Vec<String> = r
-            .cases
-            .iter()
-            .filter(|c| matches!(c.outcome, Outcome::Fail { .. } | Outcome::Error { .. }))
-            .map(|c| c.id.clone())
-            .collect();
-        let outcome = if killed_by.is_empty() {
-            Outcome::Fail {
-                expected: "at least one scenario fails".into(),
-                actual: "every scenario passed: the mutant survived".into(),
-            }
-        } else {
-            Outcome::Pass
-        };
-        report.push(CaseResult {
-            id: format!("mutant:{m}"),
-            requirement: format!("the suite detects a model where {}", m.description()),
-            group: "mutants".into(),
-            outcome,
-            detail: (!killed_by.is_empty()).then(|| format!("killed by {}", killed_by.join(", "))),
-            diff: None,
-            duration: t0.elapsed(),
-        });
-        results.push(MutantResult {
-            mutant: m,
-            killed_by,
-        });
+    match reading.and_then(super::reading) {
+        Some(r) => Outcome::ReadingDependent {
+            reading: r.id.to_string(),
+            follows: r.other.to_string(),
+            expected,
+            actual,
+        },
+        None => Outcome::Fail { expected, actual },
     }
-    (results, report)
 }

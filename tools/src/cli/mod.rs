@@ -10,6 +10,7 @@ mod decode;
 pub mod input;
 pub mod inspect;
 pub mod memory;
+pub mod pcap;
 pub mod script;
 pub mod tables;
 pub mod tree;
@@ -190,6 +191,9 @@ enum Cmd {
     Inherit(InheritArgs),
     /// The OpenPMIx quirks this codec reproduces or guards against (QUIRKS.md)
     Quirks(QuirksArgs),
+    /// Decode the PMIx traffic of a tcpdump capture (pcap/pcapng), connection by connection
+    #[command(after_help = pcap::PCAP_HELP)]
+    Pcap(pcap::PcapArgs),
     /// Print a shell completion script
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -658,6 +662,7 @@ fn dispatch(
             }
             Ok(EXIT_OK)
         }
+        Cmd::Pcap(a) => pcap::run(a, out),
         Cmd::Completions { shell } => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

@@ -1,0 +1,243 @@
+//! Containers and nesting: INFO_ARRAY and DATA_ARRAY, with the nesting bound.
+
+use super::{err, Dec};
+use crate::component::Family;
+use crate::encode::MAX_ARRAY_DEPTH;
+use crate::error::Result;
+use crate::observe::{Observer, Seg, TagRole};
+use crate::quirks;
+use crate::status::Status;
+use crate::types::DataType;
+use crate::value::*;
+
+impl<'a, O: Observer> Dec<'a, O> {
+    /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
+    /// QUERY): the cap applies to their sum, so alternating kinds cannot nest deeper.
+    #[inline]
+    pub(super) fn nesting(&self) -> u32 {
+        self.depth + self.info_depth + self.query_depth
+    }
+
+    #[inline(never)]
+    pub(super) fn info_array(&mut self, at: usize) -> Result<Value> {
+        let n = self.info_array_size()?;
+        let n = self.count_check(n, at, "INFO_ARRAY")?;
+        // OpenPMIx has no cap here (deep nesting overflows its stack); we share the
+        // DATA_ARRAY cap so that a hostile peer cannot overflow ours.
+        if self.nesting() >= MAX_ARRAY_DEPTH {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "INFO_ARRAY nested deeper than 100",
+            ));
+        }
+        self.info_depth += 1;
+        let r = self.info_array_elements(n);
+        self.info_depth -= 1;
+        r
+    }
+
+    /// An INFO_ARRAY's element count, in a frame of its own (off the recursion path).
+    #[inline(never)]
+    fn info_array_size(&mut self) -> Result<u64> {
+        self.name(Seg::Name("size"));
+        Ok(
+            if self.fam == Family::Legacy20
+                && !self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .size_tagged(DataType::INFO_ARRAY, self.fam)
+            {
+                // As written by the base SIZE packer: the always-tag only (quirk L2).
+                let remote = self.tag_as(TagRole::IntTag)?;
+                self.int_of(remote)? as u64
+            } else if self.as_read()
+                && self
+                    .rel
+                    .profile()
+                    .info_array_unpack_tagged_in
+                    .contains(&self.fam)
+            {
+                // The unpacker's own SIZE reader, whatever the packer wrote (quirk R3).
+                self.size()?
+            } else {
+                self.modex_size(DataType::INFO_ARRAY)?
+            },
+        )
+    }
+
+    fn info_array_elements(&mut self, n: usize) -> Result<Value> {
+        if n > 0 && self.as_read() {
+            // v12 ... v3 read the elements as VALUEs into the INFO slots (quirk U11): what the
+            // receiver then holds is each VALUE's struct over the key, whose C string is the
+            // type's bytes (little-endian) up to the first NUL, with flags 0 and no value.
+            let mut infos = self.with_room(n);
+            for i in 0..n {
+                self.enter(Seg::Index(i));
+                self.note("an INFO read as a VALUE by the receiver (quirk U11): its key is the type's bytes, no value");
+                let ty = self.value()?.data_type().0.to_le_bytes();
+                self.leave();
+                let key: Vec<u8> = ty.iter().take_while(|b| **b != 0).copied().collect();
+                self.room(&mut infos)?;
+                self.put(
+                    &mut infos,
+                    Info {
+                        key: Text::from(key),
+                        flags: 0,
+                        value: Value::Undef,
+                    },
+                );
+            }
+            return Ok(Value::InfoArray(infos));
+        }
+        let mut infos = self.with_room(n);
+        for i in 0..n {
+            self.enter(Seg::Index(i));
+            self.room(&mut infos)?;
+            let info = if self.fam == Family::Legacy20 {
+                self.base_info()?
+            } else {
+                self.info()?
+            };
+            self.put(&mut infos, info);
+            self.leave();
+        }
+        Ok(Value::InfoArray(infos))
+    }
+
+    pub(super) fn darray(&mut self) -> Result<DataArray> {
+        let mut d = DataArray {
+            ty: DataType::UNDEF,
+            values: Vec::new(),
+        };
+        self.darray_into(&mut d)?;
+        Ok(d)
+    }
+
+    /// [`Dec::darray`] into `d`, reusing the memory of its elements.
+    pub(super) fn darray_into(&mut self, d: &mut DataArray) -> Result<()> {
+        let (ty, n) = self.darray_header()?;
+        d.ty = ty;
+        let Some(n) = n else {
+            d.values.clear();
+            return Ok(());
+        };
+        self.depth += 1;
+        self.enter(Seg::Type(ty));
+        let r = if self.fam == Family::Legacy20 {
+            self.legacy_desc(ty)
+                .and_then(|()| self.values_into(ty, n, &mut d.values))
+        } else {
+            self.values_into(ty, n, &mut d.values)
+        };
+        self.depth -= 1;
+        self.left(r)
+    }
+
+    /// Everything of a DATA_ARRAY before its elements: the element type and count, `None`
+    /// for an array that carries no elements.
+    #[inline(never)]
+    fn darray_header(&mut self) -> Result<(DataType, Option<usize>)> {
+        let at = self.at();
+        if self.nesting() >= MAX_ARRAY_DEPTH {
+            return Err(err(
+                Status::ERR_UNPACK_FAILURE,
+                at,
+                "DATA_ARRAY nested deeper than 100",
+            ));
+        }
+        let ty = match self.fam {
+            Family::Legacy20 => DataType(self.named("element type").be16()?),
+            _ => self.named("element type").tag()?,
+        };
+        if ty == DataType::UNDEF
+            && !self.rel.profile().darray_undef_has_size
+            && self.fam != Family::Legacy20
+        {
+            return Ok((ty, None));
+        }
+        let nat = self.at();
+        let n = self.named("size").size()?;
+        if n == 0 || ty == DataType::UNDEF {
+            return Ok((ty, None));
+        }
+        if ty != DataType::POINTER && ty != DataType::DATA_ARRAY {
+            self.count_check(n, nat, "DATA_ARRAY")?;
+        } else if (ty == DataType::POINTER && n > self.pointer_budget)
+            || (ty == DataType::DATA_ARRAY && n > self.r.remaining() as u64 + 4096)
+        {
+            return Err(err(
+                Status::ERR_NOMEM,
+                nat,
+                "DATA_ARRAY count beyond what the input can hold",
+            ));
+        }
+        let n = n as usize;
+        // Element storage is allocated from a fixed list of types before anything is read
+        // (quirk U8): v20 refuses the rest, 4.2.x's constructor leaves them NULL.
+        if self.as_read()
+            && self.fam == Family::Legacy20
+            && !quirks::V20_DARRAY_ELEMENT_TYPES.contains(&ty)
+        {
+            return Err(err(
+                Status::ERR_NOT_SUPPORTED,
+                at,
+                format!("v20 cannot unpack an array of {ty}"),
+            ));
+        }
+        if self.rel.profile().darray_construct_4_2 && self.fam != Family::Legacy20 {
+            let prof = self.rel.profile();
+            if self.as_read()
+                && (!quirks::DARRAY_CONSTRUCT_4_2.contains(&ty)
+                    || prof.darray_constructs_not.contains(&ty))
+                && !prof.darray_constructs_also.contains(&ty)
+            {
+                return Err(err(
+                    Status::ERR_NOMEM,
+                    at,
+                    format!("4.2.x cannot construct an array of {ty}"),
+                ));
+            }
+            if !self.comp.registers(ty, self.rel) {
+                return Err(err(
+                    Status::ERR_UNKNOWN_DATA_TYPE,
+                    self.at(),
+                    format!("{} does not register {}", self.comp, ty),
+                ));
+            }
+        }
+        if self.rel.profile().darray_unknown_element == Status::ERR_UNKNOWN_DATA_TYPE
+            && (ty.0 > 75
+                || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty)))
+        {
+            // 7.0 allocates the storage first: ids it has no type for, and the types it
+            // cannot construct, are -32 before the component's registration is asked.
+            return Err(err(
+                Status::ERR_NOMEM,
+                at,
+                format!("cannot construct an array of {ty} (quirk U8)"),
+            ));
+        }
+        if !self.comp.registers(ty, self.rel) && ty != DataType::REGEX {
+            return Err(err(
+                self.rel.profile().darray_unknown_element,
+                at,
+                format!(
+                    "{} does not register {ty}: no array of it (quirk U8)",
+                    self.comp
+                ),
+            ));
+        }
+        if ty == DataType::REGEX
+            || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty))
+        {
+            return Err(err(
+                Status::ERR_NOMEM,
+                at,
+                format!("cannot construct an array of {ty} (quirk U8 where registered)"),
+            ));
+        }
+        Ok((ty, Some(n)))
+    }
+}

@@ -1,0 +1,453 @@
+//! DVM control and observation: the bridge's state, starting and stopping `prte`, reaching
+//! requesters, waiting on observed state (never on sleeps alone), ending jobs with granted
+//! privileges, and translating PRRTE's namespaces.
+
+#[allow(unused_imports)]
+use super::puppet::*;
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) struct Bridge {
+    pub(super) repo: PathBuf,
+    pub(super) puppet: String,
+    pub(super) release: String,
+    pub(super) dir: PathBuf,
+    pub(super) uri: Option<String>,
+    pub(super) format: WireFormat,
+    pub(super) honors_warn: bool,
+    pub(super) tools: BTreeMap<String, Puppet>,
+    /// Rank 0 of each scenario job, by scenario namespace.
+    pub(super) apps: BTreeMap<String, Puppet>,
+    /// The sid root on this machine.
+    pub(super) root: PathBuf,
+    /// This bridge's control directory for job puppets, inside the root (as seen there).
+    pub(super) ctl: String,
+    /// The startup nodes of the running DVM.
+    pub(super) startup: Vec<String>,
+    /// Requesters blocked in a PMIx call that never returned (their puppet is unusable).
+    pub(super) stuck: BTreeMap<String, String>,
+    pub(super) own: Option<Puppet>,
+    pub(super) scheduler: Option<Puppet>,
+    /// Scenario job namespace -> PRRTE's.
+    pub(super) jobs: BTreeMap<String, String>,
+    /// Scenario job namespace -> the requester that spawned it (its launcher, who ends it).
+    pub(super) launchers: BTreeMap<String, Requester>,
+    /// Allocation id -> (requester's scenario namespace, requested warning threshold).
+    pub(super) warn: BTreeMap<String, (String, Option<u32>)>,
+}
+
+pub(super) fn status_of(w: &[String]) -> Result<i32, String> {
+    w.first()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no status in {w:?}"))
+}
+
+pub(super) fn list_of(w: &[String], i: usize) -> Vec<String> {
+    match w.get(i).map(String::as_str) {
+        None | Some("-") | Some("") => Vec::new(),
+        Some(s) => {
+            let mut v: Vec<String> = s.split(',').map(str::to_string).collect();
+            v.sort();
+            v.dedup();
+            v
+        }
+    }
+}
+
+/// What PRRTE did that ends a step: a status with the bridge's account of it.
+pub(super) fn observed(status: i32, message: String) -> Response {
+    Response {
+        status,
+        message: Some(message),
+        ..Default::default()
+    }
+}
+
+/// The PMIx API call behind a puppet command, for messages.
+pub(super) fn call_name(cmd: &str) -> &'static str {
+    match cmd {
+        "alloc" => "Allocation_request",
+        "spawn" => "Spawn",
+        "kill" => "Job_control",
+        "warn" => "Notify_event",
+        _ => "Query_info",
+    }
+}
+
+pub(super) fn unsupported(why: &str) -> Response {
+    Response {
+        unsupported: Some(why.into()),
+        ..Default::default()
+    }
+}
+
+impl Bridge {
+    pub(super) fn spawn_puppet(&self, nspace: &str, scheduler: bool) -> Result<Puppet, String> {
+        let uri = self.uri.clone().ok_or("the DVM is not running")?;
+        let mut c = Command::new("bash");
+        c.arg(self.repo.join("tools/peers.sh")).args([
+            "run",
+            &self.release,
+            "--",
+            &self.puppet,
+            &uri,
+            nspace,
+            &self.ctl,
+        ]);
+        if scheduler {
+            c.arg("scheduler");
+        }
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the puppet: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no puppet stdin")?;
+        let out = child.stdout.take().ok_or("no puppet stdout")?;
+        let mut p = Puppet {
+            child: Some(child),
+            pid: None,
+            stdin: Box::new(stdin),
+            lines: line_reader(move || Ok(out)),
+        };
+        let hello = p.answer("init")?;
+        if hello.get(1).map(String::as_str) != Some(nspace) {
+            return Err(format!("puppet for {nspace} started as {hello:?}"));
+        }
+        Ok(p)
+    }
+
+    /// The control directory as seen from outside the root.
+    pub(super) fn ctl_dir(&self) -> PathBuf {
+        self.root.join(self.ctl.trim_start_matches('/'))
+    }
+
+    /// Rank 0 of scenario job `ns`, reached through the FIFOs it made (waits, bounded).
+    /// `Gone` when its process has ended (its FIFO has no reader).
+    pub(super) fn app(&mut self, ns: &str) -> Result<&mut Puppet, PuppetErr> {
+        if !self.apps.contains_key(ns) {
+            let prrte = self
+                .jobs
+                .get(ns)
+                .cloned()
+                .ok_or_else(|| PuppetErr::Broken(format!("no job {ns}")))?;
+            let dir = self.ctl_dir();
+            let out = dir.join(format!("{prrte}.out"));
+            let start = std::time::Instant::now();
+            while !out.exists() {
+                if start.elapsed() > Duration::from_secs(20) {
+                    return Err(PuppetErr::Gone(format!(
+                        "rank 0 of {ns} ({prrte}) made no control FIFO in 20 s"
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let pid = std::fs::read_to_string(dir.join(format!("{prrte}.pid")))
+                .ok()
+                .and_then(|t| t.trim().parse().ok());
+            // Non-blocking: fails at once (ENXIO) when rank 0 is gone and nobody reads.
+            let w = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(O_NONBLOCK)
+                .open(dir.join(format!("{prrte}.in")))
+                .map_err(|e| PuppetErr::Gone(format!("rank 0 of {ns} ({prrte}): {e}")))?;
+            let lines = line_reader(move || std::fs::File::open(&out));
+            self.apps.insert(
+                ns.to_string(),
+                Puppet {
+                    child: None,
+                    pid,
+                    stdin: Box::new(w),
+                    lines,
+                },
+            );
+        }
+        Ok(self.apps.get_mut(ns).expect("inserted above"))
+    }
+
+    /// Send `line` to a scenario requester. `Ok(Err(response))` is what PRRTE did that
+    /// ends the step (the call never returned, or PRRTE already ended the requesting job);
+    /// `Err` is a bridge fault.
+    pub(super) fn request(
+        &mut self,
+        requester: &Requester,
+        line: &str,
+    ) -> Result<Result<Vec<String>, Response>, String> {
+        let ns = requester.nspace.clone();
+        let call = line.split(' ').next().unwrap_or_default();
+        if let Some(why) = self.stuck.get(&ns) {
+            return Ok(Err(observed(
+                pmix_codec::Status::ERR_TIMEOUT.0,
+                format!("{ns} is still blocked in an earlier call ({why})"),
+            )));
+        }
+        let r = match requester.kind {
+            RequesterKind::App => match self.app(&ns) {
+                Ok(p) => p.cmd(line),
+                Err(e) => Err(e),
+            },
+            _ => self
+                .tools
+                .get_mut(&ns)
+                .ok_or_else(|| format!("no tool {ns}"))?
+                .cmd(line),
+        };
+        match r {
+            Ok(w) => Ok(Ok(w)),
+            Err(PuppetErr::Timeout(m)) => {
+                // The puppet is blocked in the call: never reuse it (a late answer would be
+                // read as the answer to the next command).
+                self.apps.remove(&ns);
+                if let Some(p) = self.tools.remove(&ns) {
+                    p.quit();
+                }
+                self.stuck.insert(ns.clone(), m.clone());
+                Ok(Err(observed(
+                    pmix_codec::Status::ERR_TIMEOUT.0,
+                    format!("PMIx_{} by {ns}: {m}", call_name(call)),
+                )))
+            }
+            Err(PuppetErr::Gone(m)) if requester.kind == RequesterKind::App => {
+                self.apps.remove(&ns);
+                // Only an observation when PRRTE itself reports the job ended.
+                let prrte = self.prrte_ns(&ns).to_string();
+                if self.job_ended(&prrte)? {
+                    Ok(Err(observed(
+                        pmix_codec::Status::ERR_UNREACH.0,
+                        format!("{ns} cannot make the request: PRRTE already ended it ({m})"),
+                    )))
+                } else {
+                    Err(m)
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// PRRTE reports job `prrte` ended: not listed by PMIX_QUERY_NAMESPACES, or every
+    /// process in PMIX_QUERY_PROC_TABLE in a terminated state.
+    pub(super) fn job_ended(&mut self, prrte: &str) -> Result<bool, String> {
+        let w = self.own()?.cmd("namespaces")?;
+        if !list_of(&w, 1).iter().any(|n| n == prrte) {
+            return Ok(true);
+        }
+        let w = self.own()?.cmd(&format!("states {prrte}"))?;
+        let states = list_of(&w, 1);
+        Ok(!states.is_empty()
+            && states.iter().all(|hs| {
+                hs.rsplit_once(':')
+                    .and_then(|(_, st)| st.parse::<i32>().ok())
+                    .is_some_and(|st| st >= PROC_STATE_TERMINATED)
+            }))
+    }
+
+    /// Wait (bounded) until every process of job `prrte` has connected (or ended): killing a
+    /// job whose processes have not all registered yet races PRRTE's launch bookkeeping
+    /// (`plm_base_receive.c`: "Not found"), after which it answers PMIX_ERR_UNREACH.
+    pub(super) fn wait_started(&mut self, prrte: &str) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SETTLE_LIMIT {
+            let w = self.own()?.cmd(&format!("states {prrte}"))?;
+            let states: Vec<i32> = list_of(&w, 1)
+                .iter()
+                .filter_map(|hs| hs.rsplit_once(':').and_then(|(_, st)| st.parse().ok()))
+                .collect();
+            if !states.is_empty() && states.iter().all(|&st| st >= PROC_STATE_CONNECTED) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
+    /// After a grant by a job's process (which never receives PMIX_DVM_IS_READY): wait,
+    /// bounded, until the DVM's daemon job lists a daemon on every newly granted node, then
+    /// a moment for the launch fence. A spawn sent before the grow completes hangs.
+    pub(super) fn wait_grown(&mut self, grant: &[String]) -> Result<(), String> {
+        let new: Vec<&String> = grant.iter().filter(|g| !self.startup.contains(g)).collect();
+        let daemons = self
+            .uri
+            .as_deref()
+            .and_then(|u| u.split(';').next())
+            .map(|u| u.trim_end_matches(".0").to_string())
+            .ok_or("the DVM is not running")?;
+        let start = std::time::Instant::now();
+        while !new.is_empty() && start.elapsed() < SETTLE_LIMIT {
+            let hosts = list_of(&self.own()?.cmd(&format!("procs {daemons}"))?, 1);
+            if new.iter().all(|n| hosts.contains(n)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        Ok(())
+    }
+
+    /// End scenario job `nspace` (PRRTE's `prrte`) with the privileges the spec grants: its
+    /// launcher (the tool or job that spawned it) kills it when that still runs; otherwise
+    /// the job ends itself (its rank 0 kills its own namespace). Never through a tool that
+    /// owns nothing. Returns the kill's status (0 when the job ended itself).
+    pub(super) fn end_job(&mut self, nspace: &str, prrte: &str) -> Result<i32, String> {
+        let line = format!("kill {prrte}");
+        let launcher = self.launchers.get(nspace).cloned();
+        let mut alive = BTreeMap::new();
+        if let Some(l) = &launcher {
+            let up = match l.kind {
+                RequesterKind::Tool => self.tools.contains_key(&l.nspace),
+                RequesterKind::Scheduler => self.scheduler.is_some(),
+                RequesterKind::App => {
+                    let p = self.prrte_ns(&l.nspace).to_string();
+                    !self.stuck.contains_key(&l.nspace)
+                        && self.jobs.contains_key(&l.nspace)
+                        && !self.job_ended(&p)?
+                }
+            };
+            alive.insert(l.nspace.clone(), up);
+        }
+        let by = harness::job_ender(nspace, launcher.as_ref(), |r| {
+            alive.get(&r.nspace).copied().unwrap_or(false)
+        });
+        if by.nspace != nspace {
+            let w = match by.kind {
+                RequesterKind::Scheduler => self
+                    .scheduler
+                    .as_mut()
+                    .ok_or("no scheduler tool")?
+                    .cmd(&line)
+                    .map_err(String::from)?,
+                _ => match self.request(&by, &line)? {
+                    Ok(w) => w,
+                    Err(r) => return Ok(r.status),
+                },
+            };
+            self.apps.remove(nspace);
+            return status_of(&w);
+        }
+        // The job ends itself: its answer may never come (the kill takes its rank 0 too).
+        let r = match self.app(nspace) {
+            Ok(p) => p.cmd(&line),
+            Err(e) => Err(e),
+        };
+        self.apps.remove(nspace);
+        match r {
+            Ok(w) => status_of(&w),
+            Err(PuppetErr::Gone(_)) | Err(PuppetErr::Broken(_)) => Ok(0),
+            Err(PuppetErr::Timeout(m)) => {
+                self.stuck.insert(nspace.to_string(), m);
+                Ok(0)
+            }
+        }
+    }
+
+    pub(super) fn own(&mut self) -> Result<&mut Puppet, String> {
+        if self.own.is_none() {
+            self.own = Some(self.spawn_puppet(BRIDGE_TOOL, false)?);
+        }
+        Ok(self.own.as_mut().expect("set above"))
+    }
+
+    pub(super) fn prrte_ns<'a>(&'a self, ns: &'a str) -> &'a str {
+        self.jobs.get(ns).map_or(ns, String::as_str)
+    }
+
+    pub(super) fn scenario_ns(&self, prrte: &str) -> Option<String> {
+        if self.tools.contains_key(prrte) {
+            return Some(prrte.to_string());
+        }
+        self.jobs
+            .iter()
+            .find(|(_, p)| p.as_str() == prrte)
+            .map(|(s, _)| s.clone())
+    }
+
+    /// Rewrite scenario namespaces in `PMIX_ALLOC_TARGET` to PRRTE's.
+    pub(super) fn translate(&self, info: &WireInfo) -> Result<(String, Vec<Info>), String> {
+        let mut infos = info.decode()?;
+        for i in infos.iter_mut() {
+            if i.key.as_bytes() == attrs::ALLOC_TARGET.as_bytes() {
+                if let Some(ns) = string_of(&i.value) {
+                    i.value = Value::string(self.prrte_ns(&ns));
+                }
+            }
+        }
+        let hex = if infos.is_empty() {
+            "-".to_string()
+        } else {
+            self.format.encode(&infos)?.hex
+        };
+        Ok((hex, infos))
+    }
+
+    pub(super) fn stop_dvm(&mut self) {
+        for (_, p) in std::mem::take(&mut self.tools) {
+            p.quit();
+        }
+        self.apps.clear();
+        self.stuck.clear();
+        // The control FIFOs of this DVM's jobs (scenario jobs and probes).
+        if let Ok(rd) = std::fs::read_dir(self.ctl_dir()) {
+            for e in rd.flatten() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        for p in [self.own.take(), self.scheduler.take()]
+            .into_iter()
+            .flatten()
+        {
+            p.quit();
+        }
+        if self.uri.take().is_some() {
+            // PMIX_PRRTE_BRIDGE_LOGS=DIR keeps each DVM's prte.log (for triage).
+            if let Some(keep) = std::env::var_os("PMIX_PRRTE_BRIDGE_LOGS") {
+                let to = PathBuf::from(keep).join(format!("prte-{}.log", std::process::id()));
+                let _ = std::fs::copy(self.dir.join("prte.log"), to);
+            }
+            let _ = Command::new("bash")
+                .arg(self.repo.join("tools/prrte/dvm.sh"))
+                .args(["stop", "--dir"])
+                .arg(&self.dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::inherit())
+                .status();
+        }
+        self.jobs.clear();
+        self.warn.clear();
+    }
+
+    /// A detached watcher that stops this DVM if the bridge dies without stopping it (for
+    /// instance when the suite kills it after a timeout).
+    pub(super) fn start_reaper(&self) -> Result<(), String> {
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
+             [ -f '{dir}/pid' ] && bash '{dvm}' stop --dir '{dir}' >/dev/null 2>&1; rm -rf '{dir}' '{ctl}'",
+            pid = std::process::id(),
+            dir = self.dir.display(),
+            dvm = self.repo.join("tools/prrte/dvm.sh").display(),
+            ctl = self.ctl_dir().display(),
+        );
+        Command::new("setsid")
+            .args(["sh", "-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map(|_| ())
+            .map_err(|e| format!("cannot start the DVM reaper: {e}"))
+    }
+
+    /// Wait (bounded) until PRRTE reports job `prrte` ended (`Bridge::job_ended`);
+    /// false when it still runs after `SETTLE_LIMIT`.
+    pub(super) fn wait_ended(&mut self, prrte: &str) -> Result<bool, String> {
+        let start = std::time::Instant::now();
+        while start.elapsed() < SETTLE_LIMIT {
+            if self.job_ended(prrte)? {
+                // Give PRRTE's termination processing (inheritance) a moment to settle.
+                std::thread::sleep(Duration::from_millis(500));
+                return Ok(true);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(false)
+    }
+}

@@ -1,0 +1,346 @@
+//! A framed message's payload, decoded pack call by pack call with the connection's codec:
+//! requests by their command's argument grammar, replies by the grammar of the request they
+//! answer, events by the notification's. The grammars are OpenPMIx's (the sources are named
+//! in [`pmix_ptl::command`]); a command without one here is shown as bytes, not guessed.
+
+use pmix_codec::{Codec, DataType, ErrorDetails, Item, Status, Value};
+use pmix_ptl::command::cmd;
+
+/// `pmix_cmd_t` names (`src/include/pmix_globals.h`), by value.
+pub fn command_name(c: u8) -> Option<&'static str> {
+    Some(match c {
+        0 => "req",
+        1 => "abort",
+        2 => "commit",
+        3 => "fence",
+        4 => "get",
+        5 => "finalize",
+        6 => "publish",
+        7 => "lookup",
+        8 => "unpublish",
+        9 => "spawn",
+        10 => "connect",
+        11 => "disconnect",
+        12 => "notify",
+        13 => "register-events",
+        14 => "deregister-events",
+        15 => "query",
+        16 => "log",
+        17 => "alloc",
+        18 => "job-control",
+        19 => "monitor",
+        20 => "get-credential",
+        21 => "validate-credential",
+        22 => "iof-pull",
+        23 => "iof-push",
+        24 => "group-construct",
+        25 => "group-join",
+        26 => "group-invite",
+        27 => "group-leave",
+        28 => "group-destruct",
+        29 => "iof-deregister",
+        30 => "fabric-register",
+        31 => "fabric-update",
+        32 => "device-distances",
+        34 => "resource-block",
+        35 => "session-control",
+        36 => "sysinfo",
+        37 => "resolve-peers",
+        38 => "resolve-node",
+        _ => return None,
+    })
+}
+
+/// One step of an argument grammar.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// One value of the type.
+    One(DataType),
+    /// `size_t n`, then `n` values of the type in one call (none packed when `n` is 0).
+    Counted(DataType),
+    /// The rest of the steps only if bytes remain.
+    IfMore,
+    /// Values of the type, one call each, to the end.
+    Rest(DataType),
+}
+
+use Step::*;
+
+const INFO: DataType = DataType::INFO;
+
+/// The arguments after `pmix_cmd_t` of the requests this dissector knows.
+fn request_grammar(c: u8) -> Option<&'static [Step]> {
+    Some(match c {
+        cmd::FINALIZE => &[],
+        cmd::SPAWN => &[Counted(INFO), Counted(DataType::APP)],
+        cmd::NOTIFY => &[
+            One(DataType::STATUS),
+            One(DataType::DATA_RANGE),
+            Counted(INFO),
+        ],
+        cmd::REGEVENTS => &[Counted(DataType::STATUS), Counted(INFO)],
+        cmd::QUERY => &[Counted(DataType::QUERY)],
+        cmd::ALLOC => &[One(DataType::ALLOC_DIRECTIVE), Counted(INFO)],
+        cmd::JOB_CONTROL => &[Counted(DataType::PROC), Counted(INFO)],
+        _ => return None,
+    })
+}
+
+/// The reply grammar for a request's command (status first).
+fn reply_grammar(c: Option<u8>) -> &'static [Step] {
+    match c {
+        // status, the job's nspace, then one KVAL per call for the tool's gds
+        Some(cmd::SPAWN) => &[
+            One(DataType::STATUS),
+            IfMore,
+            One(DataType::STRING),
+            Rest(DataType::KVAL),
+        ],
+        _ => &[One(DataType::STATUS), IfMore, Counted(INFO)],
+    }
+}
+
+/// `pmix_tool_notify_recv`: cmd, status, source, ninfo, infos, \[range\].
+const EVENT: &[Step] = &[
+    One(DataType::COMMAND),
+    One(DataType::STATUS),
+    One(DataType::PROC),
+    Counted(INFO),
+    IfMore,
+    One(DataType::DATA_RANGE),
+];
+
+/// The error for a count larger than the bytes it would need (no allocation made).
+pub fn lying_count(count: u64, len: usize, offset: usize, item: usize) -> pmix_codec::Error {
+    ErrorDetails {
+        status: Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+        offset,
+        item,
+        ty: Some(DataType::SIZE),
+        reason: format!("count {count} exceeds the {len}-byte payload: a lying count"),
+        partial: Vec::new(),
+        path: String::new(),
+    }
+    .into()
+}
+
+/// A payload decoded as far as it goes.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The pack calls read, in order (those before a failure, on failure).
+    pub items: Vec<Item>,
+    /// The payload offset where each item starts.
+    pub offsets: Vec<usize>,
+    /// Why decoding stopped early, if it did (offsets are the payload's).
+    pub error: Option<pmix_codec::Error>,
+    /// Whether the grammar is the message's own (false: a command this dissector has no
+    /// grammar for; the payload after the command was not read).
+    pub grammar: bool,
+    /// The command byte (requests and events).
+    pub command: Option<u8>,
+    /// The status (replies and events).
+    pub status: Option<i32>,
+}
+
+fn run(codec: &Codec, payload: &[u8], steps: &[Step], out: &mut Decoded) {
+    let mut u = codec.unpacker(payload);
+    let one = |u: &mut pmix_codec::Unpacker<'_>,
+               ty: DataType,
+               n: usize,
+               out: &mut Decoded|
+     -> Result<(), pmix_codec::Error> {
+        let at = u.offset();
+        let mut item = u.unpack(ty, n).map_err(|mut e| {
+            e.item = out.items.len();
+            e
+        })?;
+        if item.values.is_empty() && n > 0 {
+            item.ty = ty;
+        }
+        match item.values.first() {
+            Some(Value::Status(s)) if out.status.is_none() => out.status = Some(*s),
+            Some(Value::Command(c)) if out.command.is_none() => out.command = Some(*c),
+            _ => {}
+        }
+        out.offsets.push(at);
+        out.items.push(item);
+        Ok(())
+    };
+    let result = (|| {
+        for step in steps {
+            match *step {
+                One(ty) => one(&mut u, ty, 1, out)?,
+                Counted(ty) => {
+                    let at = u.offset();
+                    one(&mut u, DataType::SIZE, 1, out)?;
+                    let n = match out.items.last().and_then(|i| i.values.first()) {
+                        Some(Value::Size(n)) => *n,
+                        _ => 0,
+                    };
+                    if n > payload.len() as u64 {
+                        return Err(lying_count(n, payload.len(), at, out.items.len() - 1));
+                    }
+                    if n > 0 {
+                        one(&mut u, ty, n as usize, out)?;
+                    }
+                }
+                IfMore => {
+                    if u.remaining() == 0 {
+                        return Ok(());
+                    }
+                }
+                Rest(ty) => {
+                    while u.remaining() > 0 {
+                        one(&mut u, ty, 1, out)?;
+                    }
+                }
+            }
+        }
+        if u.remaining() > 0 {
+            return Err(ErrorDetails {
+                status: Status::ERR_BAD_PARAM,
+                offset: u.offset(),
+                item: out.items.len(),
+                ty: None,
+                reason: format!(
+                    "{} bytes left after the message's last argument",
+                    u.remaining()
+                ),
+                partial: Vec::new(),
+                path: String::new(),
+            }
+            .into());
+        }
+        Ok(())
+    })();
+    out.error = result.err();
+}
+
+fn empty(grammar: bool) -> Decoded {
+    Decoded {
+        items: Vec::new(),
+        offsets: Vec::new(),
+        error: None,
+        grammar,
+        command: None,
+        status: None,
+    }
+}
+
+/// Decode a request: the command, then its arguments.
+pub fn decode_request(codec: &Codec, payload: &[u8]) -> Decoded {
+    let mut out = empty(true);
+    let first = match codec.unpacker(payload).unpack(DataType::COMMAND, 1) {
+        Ok(item) => item,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    let Some(Value::Command(c)) = first.values.first().cloned() else {
+        return out;
+    };
+    let Some(steps) = request_grammar(c) else {
+        out.grammar = false;
+        out.command = Some(c);
+        out.items.push(first);
+        out.offsets.push(0);
+        return out;
+    };
+    let mut all = vec![One(DataType::COMMAND)];
+    all.extend_from_slice(steps);
+    run(codec, payload, &all, &mut out);
+    out
+}
+
+/// Decode a reply to a request with command `request` (`None`: no request seen).
+pub fn decode_reply(codec: &Codec, payload: &[u8], request: Option<u8>) -> Decoded {
+    let mut out = empty(request.is_some());
+    run(codec, payload, reply_grammar(request), &mut out);
+    out
+}
+
+/// Decode an event notification (tag 0).
+pub fn decode_event(codec: &Codec, payload: &[u8]) -> Decoded {
+    let mut out = empty(true);
+    run(codec, payload, EVENT, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::{BufferKind, Component, Info};
+    use pmix_ptl::{AllocDirective, Request};
+
+    #[test]
+    fn requests_decode_to_the_pack_calls_that_made_them() {
+        for kind in BufferKind::ALL {
+            for c in [Component::V41, Component::V51, Component::V61] {
+                let codec = Codec::new(c, kind);
+                for req in [
+                    Request::Alloc {
+                        directive: AllocDirective::New,
+                        infos: vec![Info::new("pmix.alloc.nlist", Value::string("n2"))],
+                    },
+                    Request::RegisterEvents {
+                        codes: vec![-195, 7],
+                        infos: vec![],
+                    },
+                    Request::Finalize,
+                ] {
+                    let b = req.encode(&codec).unwrap();
+                    let d = decode_request(&codec, &b);
+                    assert!(d.error.is_none(), "{c} {kind:?} {:?}", d.error);
+                    assert_eq!(d.items, req.items(), "{c} {kind:?}");
+                    assert_eq!(d.offsets[0], 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_type_the_component_lacks_fails_at_its_byte() {
+        let v61 = Codec::new(Component::V61, BufferKind::NonDescribed);
+        let v51 = Codec::new(Component::V51, BufferKind::NonDescribed);
+        let req = Request::Alloc {
+            directive: AllocDirective::New,
+            infos: vec![Info::new("pmix.alloc.inhrt", Value::AllocInherit(2))],
+        };
+        let b = req.encode(&v61).unwrap();
+        let d = decode_request(&v51, &b);
+        let e = d.error.expect("v51 cannot read type 75");
+        assert_eq!(e.status, Status::ERR_UNKNOWN_DATA_TYPE, "{e}");
+        // the type field follows the key "pmix.alloc.inhrt\0"
+        let key_end = b
+            .windows(17)
+            .position(|w| w == b"pmix.alloc.inhrt\0")
+            .unwrap()
+            + 17;
+        assert_eq!(&b[key_end..key_end + 2], &[0x00, 0x4b]);
+        // the codec names the value it could not read, just after the type field
+        assert_eq!(e.offset, key_end + 2, "{e}");
+        assert_eq!(
+            crate::explain::unregistered_type(&e),
+            Some(DataType::ALLOC_INHERIT)
+        );
+    }
+
+    #[test]
+    fn lying_counts_and_trailing_bytes_are_errors() {
+        let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
+        let d = decode_reply(&codec, &[0x02, 0x00, 0x02, 0x7f], Some(cmd::ALLOC));
+        assert!(d.error.is_some());
+        let d = decode_reply(&codec, &[0x02, 0x00, 0x07], Some(cmd::REGEVENTS));
+        assert!(d.error.is_some());
+        let mut fin = Request::Finalize.encode(&codec).unwrap();
+        fin.push(0);
+        let d = decode_request(&codec, &fin);
+        assert!(d.error.unwrap().reason.contains("1 bytes left after"));
+        let d = decode_request(
+            &codec,
+            &codec.encode(&[Item::one(Value::Command(24))]).unwrap(),
+        );
+        assert!(!d.grammar && d.error.is_none());
+    }
+}

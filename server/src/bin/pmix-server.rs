@@ -1,0 +1,224 @@
+//! `pmix-server`: a native PMIx server for local clients and tools.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use pmix_codec::{BufferKind, Component};
+use pmix_server::{Config, Job, Launch, Server};
+
+#[derive(Parser)]
+#[command(
+    name = "pmix-server",
+    version,
+    about = "A native PMIx server: launch unmodified libpmix clients against it, or serve clients and tools started elsewhere"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Start N clients of one job against this server; exit with the worst client's status
+    Launch {
+        /// Number of ranks
+        #[arg(short = 'n', long, default_value_t = 1)]
+        np: u32,
+        /// Force the clients' bfrops component (only its PMIX_SERVER_URI variable is set)
+        #[arg(short = 'c', long)]
+        component: Option<Component>,
+        /// Force the buffer kind (PMIX_BFROP_BUFFER_TYPE)
+        #[arg(short = 'b', long)]
+        buffer: Option<BufferKind>,
+        /// The job's namespace (a name starting "pmix" would collide with reserved keys: OpenPMIx's example client stores "<nspace>-<rank>-internal")
+        #[arg(long, default_value = "native-job")]
+        nspace: String,
+        /// Run each client under this command (whitespace-separated), passing the
+        /// environment with `env`: e.g. "bash tools/peers.sh run 5.0.7 --" for a client
+        /// built in a release's root
+        #[arg(long)]
+        wrapper: Option<String>,
+        /// Kill the clients after this many seconds
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        /// Print each rank's environment and serve clients started elsewhere, until all
+        /// N ranks have finalized or gone (or the timeout)
+        #[arg(long)]
+        env_only: bool,
+        /// Write the URI file a tool reads (pmix-peer --uri FILE)
+        #[arg(long)]
+        report_uri: Option<PathBuf>,
+        /// Write the tool rendezvous files (pmix.HOST.tool.PID, pmix.HOST.tool) in DIR
+        #[arg(long)]
+        rendezvous: Option<PathBuf>,
+        /// Write a JSON report at the end: per rank the component, buffer kind and version
+        /// it spoke and whether it finalized; the aborts
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Record every message and write one conversation vector file per connection in
+        /// DIR (conn-N.json, the format of vectors/README.md)
+        #[arg(long)]
+        record: Option<PathBuf>,
+        /// The program and its arguments
+        #[arg(last = true)]
+        program: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Cmd::Launch {
+            np,
+            component,
+            buffer,
+            nspace,
+            wrapper,
+            timeout,
+            env_only,
+            report_uri,
+            rendezvous,
+            report,
+            record,
+            program,
+        } => {
+            if np == 0 {
+                eprintln!("pmix-server: -n must be at least 1");
+                return ExitCode::from(2);
+            }
+            if nspace.is_empty() || nspace.len() > 255 {
+                eprintln!("pmix-server: --nspace must be 1..=255 bytes");
+                return ExitCode::from(2);
+            }
+            if !env_only && program.is_empty() {
+                eprintln!("pmix-server: launch needs a program after `--` (or --env-only)");
+                return ExitCode::from(2);
+            }
+            let mut config = Config::new(Job::new(&nspace, np));
+            config.record = record.is_some();
+            let server = match Server::start(config) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("pmix-server: cannot listen on loopback: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            if let Some(p) = &report_uri {
+                if let Err(e) = server.write_uri_file(p) {
+                    eprintln!("pmix-server: writing {}: {e}", p.display());
+                    return ExitCode::from(1);
+                }
+            }
+            if let Some(d) = &rendezvous {
+                if let Err(e) = server.write_rendezvous(d) {
+                    eprintln!(
+                        "pmix-server: writing rendezvous files in {}: {e}",
+                        d.display()
+                    );
+                    return ExitCode::from(1);
+                }
+            }
+            let launch = Launch {
+                component,
+                kind: buffer,
+                wrapper: wrapper
+                    .map(|w| w.split_whitespace().map(str::to_string).collect())
+                    .unwrap_or_default(),
+                timeout: Some(Duration::from_secs(timeout)),
+            };
+            if env_only {
+                for rank in 0..np {
+                    println!("# rank {rank}");
+                    for (k, v) in pmix_server::launch::environment(&server, rank, &launch) {
+                        println!("{k}={v}");
+                    }
+                }
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                let done = server.wait_all_done(Duration::from_secs(timeout));
+                write_report(&server, report.as_deref());
+                write_conversations(&server, record.as_deref());
+                if !done {
+                    eprintln!("pmix-server: not every rank finalized within {timeout} s");
+                    return ExitCode::from(1);
+                }
+                return ExitCode::SUCCESS;
+            }
+            match pmix_server::launch::run(&server, np, &program[0], &program[1..], &launch) {
+                Ok(outcomes) => {
+                    // the last messages (finalize) may still be in flight: a short bounded wait
+                    server.wait_all_done(Duration::from_secs(2));
+                    write_report(&server, report.as_deref());
+                    write_conversations(&server, record.as_deref());
+                    let st = server
+                        .shared
+                        .state
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner());
+                    for a in &st.aborts {
+                        eprintln!(
+                            "pmix-server: rank {} called PMIx_Abort({}, \"{}\")",
+                            a.rank, a.status, a.message
+                        );
+                    }
+                    let worst = pmix_server::launch::worst(&outcomes);
+                    ExitCode::from(worst.clamp(0, 255) as u8)
+                }
+                Err(e) => {
+                    eprintln!("pmix-server: {e}");
+                    ExitCode::from(127)
+                }
+            }
+        }
+    }
+}
+
+fn write_report(server: &Server, path: Option<&std::path::Path>) {
+    let Some(path) = path else { return };
+    let mut report = server
+        .shared
+        .state
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .report();
+    // the server's peak resident memory, for the benchmark's memory per client
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+        });
+    report["vm_hwm_kb"] = serde_json::json!(hwm);
+    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    if let Err(e) = std::fs::write(path, text + "\n") {
+        eprintln!("pmix-server: writing the report {}: {e}", path.display());
+    }
+}
+
+fn write_conversations(server: &Server, dir: Option<&std::path::Path>) {
+    let Some(dir) = dir else { return };
+    let version = server
+        .shared
+        .state
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .first_version
+        .clone()
+        .unwrap_or_default();
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("pmix-server: creating {}: {e}", dir.display());
+        return;
+    }
+    for (conn, file) in pmix_server::record::conversation_files(&server.transcript(), &version) {
+        let path = dir.join(format!("conn-{conn}.json"));
+        let text = serde_json::to_string_pretty(&file).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text + "\n") {
+            eprintln!("pmix-server: writing {}: {e}", path.display());
+        }
+    }
+}

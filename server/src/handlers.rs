@@ -1,0 +1,294 @@
+//! One function per command a client sends, each reading its arguments in the order the
+//! OpenPMIx client packs them (`src/client/pmix_client*.c`) and answering as an OpenPMIx
+//! server with gds `hash` does. Every count is checked against the bytes left before an
+//! unpack is sized by it; a request that does not decode is answered with
+//! `PMIX_ERR_BAD_PARAM`, never a panic.
+//!
+//! | command | code | arguments after `pmix_cmd_t` | answer |
+//! |---|---|---|---|
+//! | REQ | 0 | — | nspace, then KVALs (see [`crate::job`]) |
+//! | ABORT | 1 | status, message (STRING), `size_t n`, PROC\[n\] | STATUS |
+//! | COMMIT | 2 | (SCOPE, BUFFER of KVALs)* | STATUS (REMOTE-scoped values are not served: every rank is local) |
+//! | FENCENB | 3 | `size_t n`, PROC\[n\], `size_t ninfo`, INFO\[ninfo\] | STATUS, once all have entered |
+//! | GETNB | 4 | nspace, rank (PROC_RANK), `size_t ninfo`, INFO\[ninfo\], key | STATUS \[, BYTE_OBJECT{PROC, KVAL*}\] |
+//! | FINALIZE | 5 | — | STATUS |
+//! | REGEVENTS | 13 | `size_t n`, STATUS\[n\], `size_t ninfo`, INFO\[ninfo\] | STATUS 0 (no event is ever raised yet) |
+//! | DEREGEVENTS | 14 | (not read) | none, as OpenPMIx |
+//! | anything else | | | STATUS `PMIX_ERR_NOT_SUPPORTED` |
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pmix_codec::{Codec, DataType, Info, Status, Unpacker, Value};
+
+use crate::server::Shared;
+use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo, Writer};
+
+/// `pmix_cmd_t` values a client sends (`src/include/pmix_globals.h`).
+pub mod cmd {
+    pub use pmix_ptl::command::cmd::*;
+    /// `PMIX_ABORT_CMD`.
+    pub const ABORT: u8 = 1;
+    /// `PMIX_COMMIT_CMD`.
+    pub const COMMIT: u8 = 2;
+    /// `PMIX_FENCENB_CMD`.
+    pub const FENCENB: u8 = 3;
+    /// `PMIX_GETNB_CMD`.
+    pub const GETNB: u8 = 4;
+    /// `PMIX_DEREGEVENTS_CMD` (no answer).
+    pub const DEREGEVENTS: u8 = 14;
+}
+
+/// A connected peer.
+pub struct Peer {
+    /// Connection id.
+    pub conn: u32,
+    /// Its rank, for a client (tools have none in the job).
+    pub rank: Option<u32>,
+    /// The codec of its component and release.
+    pub codec: Codec,
+    /// The version string it sent.
+    pub version: String,
+    writer: Writer,
+    finalized: AtomicBool,
+}
+
+impl Peer {
+    /// A peer after its handshake.
+    pub fn new(
+        conn: u32,
+        rank: Option<u32>,
+        codec: Codec,
+        version: String,
+        writer: Writer,
+    ) -> Peer {
+        Peer {
+            conn,
+            rank,
+            codec,
+            version,
+            writer,
+            finalized: AtomicBool::new(false),
+        }
+    }
+
+    /// It sent FINALIZE.
+    pub fn finalized(&self) -> bool {
+        self.finalized.load(Ordering::SeqCst)
+    }
+
+    fn to(&self, tag: u32) -> ReplyTo {
+        ReplyTo {
+            writer: self.writer.clone(),
+            conn: self.conn,
+            codec: self.codec,
+            tag,
+        }
+    }
+}
+
+type R<T> = Result<T, String>;
+
+/// `PMIX_REMOTE` (`pmix_scope_t`).
+const SCOPE_REMOTE: u8 = 2;
+
+fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
+    u.unpack(ty, 1)
+        .map_err(|e| e.to_string())?
+        .values
+        .pop()
+        .ok_or_else(|| format!("no {ty:?} value"))
+}
+
+/// A `size_t` count, refused when it exceeds the bytes left (every element takes one).
+fn count(u: &mut Unpacker<'_>) -> R<usize> {
+    match one(u, DataType::SIZE)? {
+        Value::Size(n) if n <= u.remaining() as u64 => Ok(n as usize),
+        Value::Size(n) => Err(format!(
+            "count {n} exceeds the {} bytes left",
+            u.remaining()
+        )),
+        v => Err(format!("count: {v:?}")),
+    }
+}
+
+fn text(v: Value) -> R<String> {
+    match v {
+        Value::String(Some(t)) => Ok(t.as_str().unwrap_or_default().to_string()),
+        Value::String(None) => Ok(String::new()),
+        v => Err(format!("expected a string, got {v:?}")),
+    }
+}
+
+fn procs(u: &mut Unpacker<'_>) -> R<Vec<(String, u32)>> {
+    let n = count(u)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    u.unpack(DataType::PROC, n)
+        .map_err(|e| e.to_string())?
+        .values
+        .into_iter()
+        .map(|v| match v {
+            Value::Proc(p) => Ok((p.nspace.as_str().unwrap_or_default().to_string(), p.rank)),
+            v => Err(format!("expected a PROC, got {v:?}")),
+        })
+        .collect()
+}
+
+fn infos(u: &mut Unpacker<'_>) -> R<Vec<Info>> {
+    let n = count(u)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    Ok(u.unpack(DataType::INFO, n)
+        .map_err(|e| e.to_string())?
+        .values
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::Info(i) => Some(*i),
+            _ => None,
+        })
+        .collect())
+}
+
+fn flag(infos: &[Info], key: &str) -> bool {
+    infos
+        .iter()
+        .any(|i| i.key.as_str() == Some(key) && matches!(i.value, Value::Bool(true) | Value::Undef))
+}
+
+/// Answer one request; returns the replies to send.
+pub fn handle(sh: &Shared, peer: &Peer, tag: u32, payload: &[u8]) -> Outbox {
+    let to = peer.to(tag);
+    match dispatch(sh, peer, to.clone(), payload) {
+        Ok(out) => out,
+        Err(_) => vec![(to, status_payload(&peer.codec, Status::ERR_BAD_PARAM.0))],
+    }
+}
+
+fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> {
+    let codec = &peer.codec;
+    let mut u = codec.unpacker(payload);
+    let command = match one(&mut u, DataType::COMMAND)? {
+        Value::Command(c) => c,
+        v => return Err(format!("command: {v:?}")),
+    };
+    let status = |s: Status| Ok(vec![(to.clone(), status_payload(codec, s.0))]);
+    match command {
+        cmd::REGEVENTS => {
+            // the arguments are read (and bounded) but this server raises no events yet, so
+            // a registered handler is never called: registration itself succeeds
+            let n = count(&mut u)?;
+            if n > 0 {
+                u.unpack(DataType::STATUS, n).map_err(|e| e.to_string())?;
+            }
+            infos(&mut u)?;
+            return status(Status(0));
+        }
+        cmd::DEREGEVENTS => return Ok(Vec::new()), // OpenPMIx sends no answer
+        _ => {}
+    }
+    let Some(rank) = peer.rank else {
+        // tools: finalize is acknowledged, the rest is not served yet
+        return match command {
+            cmd::FINALIZE => status(Status(0)),
+            _ => status(Status::ERR_NOT_SUPPORTED),
+        };
+    };
+    match command {
+        cmd::REQ => {
+            let st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let version = st.first_version.clone().unwrap_or(peer.version.clone());
+            let bytes = st
+                .job
+                .req_reply(codec, &version)
+                .map_err(|e| e.to_string())?;
+            Ok(vec![(to, bytes)])
+        }
+        cmd::ABORT => {
+            let st_code = match one(&mut u, DataType::STATUS)? {
+                Value::Status(s) => s,
+                v => return Err(format!("abort status: {v:?}")),
+            };
+            let message = text(one(&mut u, DataType::STRING)?)?;
+            let targets = procs(&mut u)?;
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let all: Vec<u32> = (0..st.job.size).collect();
+            let targets = match st.participants(&targets) {
+                Some(set) if !targets.is_empty() => set.into_iter().collect(),
+                _ => all,
+            };
+            st.aborts.push(AbortRecord {
+                rank,
+                status: st_code,
+                message,
+                targets,
+            });
+            drop(st);
+            sh.changed.notify_all();
+            status(Status(0))
+        }
+        cmd::COMMIT => {
+            let mut kvs = Vec::new();
+            while u.remaining() > 0 {
+                let scope = match one(&mut u, DataType::SCOPE)? {
+                    Value::Scope(s) => s,
+                    v => return Err(format!("commit scope: {v:?}")),
+                };
+                let inner = match one(&mut u, DataType::BUFFER)? {
+                    Value::Buffer(b) => b.bytes,
+                    v => return Err(format!("commit buffer: {v:?}")),
+                };
+                let mut iu = codec.unpacker(&inner[..]);
+                while iu.remaining() > 0 {
+                    match one(&mut iu, DataType::KVAL)? {
+                        // every rank is on this node: PMIX_REMOTE data is for processes on
+                        // other nodes only, so it is read and not served (as OpenPMIx does)
+                        Value::Kval(k) if scope != SCOPE_REMOTE => kvs.push(*k),
+                        Value::Kval(_) => {}
+                        v => return Err(format!("commit kval: {v:?}")),
+                    }
+                }
+            }
+            let mut out = {
+                let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+                st.commit(rank, kvs)
+            };
+            out.push((to.clone(), status_payload(codec, 0)));
+            Ok(out)
+        }
+        cmd::FENCENB => {
+            let ps = procs(&mut u)?;
+            let _infos = infos(&mut u)?; // collect-data or not: gds hash answers a status
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            match st.participants(&ps) {
+                Some(set) => Ok(st.fence(rank, set, to)),
+                None => status(Status::ERR_BAD_PARAM),
+            }
+        }
+        cmd::GETNB => {
+            let nspace = text(one(&mut u, DataType::STRING)?)?;
+            let target = match one(&mut u, DataType::PROC_RANK)? {
+                Value::ProcRank(r) => r,
+                v => return Err(format!("get rank: {v:?}")),
+            };
+            let infos = infos(&mut u)?;
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
+                // job-level data went out with the REQ reply: what is not there, is not
+                return status(Status::ERR_NOT_FOUND);
+            }
+            Ok(st.get(target, flag(&infos, "pmix.immediate"), to))
+        }
+        cmd::FINALIZE => {
+            peer.finalized.store(true, Ordering::SeqCst);
+            {
+                let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+                st.ranks.entry(rank).or_default().finalized = true;
+            }
+            sh.changed.notify_all();
+            status(Status(0))
+        }
+        _ => status(Status::ERR_NOT_SUPPORTED),
+    }
+}

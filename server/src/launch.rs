@@ -1,0 +1,206 @@
+//! Launching local clients: the environment a libpmix client reads in `PMIx_Init`
+//! (`PMIX_NAMESPACE`, `PMIX_RANK`, `PMIX_SERVER_URI<v>`, plus `PMIX_SECURITY_MODE=native` and
+//! `PMIX_GDS_MODULE=hash` so that no munge credential and no shared memory is needed), the
+//! children, and the exit status of the worst of them.
+//!
+//! The URI variable picks the client's bfrops component: a client takes the first
+//! component, in its own priority order, whose `PMIX_SERVER_URI<digits>` is set (`URI2` v20,
+//! `URI21` v21, `URI3` v3, `URI4` v4, `URI41` v41, `URI51` v51, `URI61` v61). Without a
+//! component every variable is set and the client picks its newest.
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+use pmix_codec::{BufferKind, Component};
+
+use crate::server::Server;
+
+/// The URI variable of `component`.
+pub fn uri_variable(component: Component) -> &'static str {
+    match component {
+        Component::V12 => "PMIX_SERVER_URI",
+        Component::V20 => "PMIX_SERVER_URI2",
+        Component::V21 => "PMIX_SERVER_URI21",
+        Component::V3 => "PMIX_SERVER_URI3",
+        Component::V4 => "PMIX_SERVER_URI4",
+        Component::V41 => "PMIX_SERVER_URI41",
+        Component::V51 => "PMIX_SERVER_URI51",
+        Component::V61 => "PMIX_SERVER_URI61",
+    }
+}
+
+/// How to start the clients.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    /// Force this component (only its URI variable is set).
+    pub component: Option<Component>,
+    /// Force this buffer kind (`PMIX_BFROP_BUFFER_TYPE`).
+    pub kind: Option<BufferKind>,
+    /// A command the client runs under, whose environment is not inherited (e.g.
+    /// `bash tools/peers.sh run 5.0.7 --`): the variables are then passed with `env`.
+    pub wrapper: Vec<String>,
+    /// Kill every client after this long.
+    pub timeout: Option<Duration>,
+}
+
+/// The environment of `rank`.
+pub fn environment(server: &Server, rank: u32, launch: &Launch) -> Vec<(String, String)> {
+    let job = &server.shared.config.job;
+    let uri = server.uri();
+    let mut env = vec![
+        ("PMIX_NAMESPACE".to_string(), job.nspace.clone()),
+        ("PMIX_RANK".to_string(), rank.to_string()),
+    ];
+    match launch.component {
+        Some(c) => env.push((uri_variable(c).to_string(), uri.clone())),
+        None => {
+            for c in Component::ALL.into_iter().skip(1) {
+                env.push((uri_variable(c).to_string(), uri.clone()));
+            }
+        }
+    }
+    env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+    env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+    if let Some(k) = launch.kind {
+        let v = match k {
+            BufferKind::NonDescribed => "PMIX_BFROP_BUFFER_NON_DESC",
+            BufferKind::FullyDescribed => "PMIX_BFROP_BUFFER_FULLY_DESC",
+        };
+        env.push(("PMIX_BFROP_BUFFER_TYPE".into(), v.into()));
+    }
+    env.push(("PMIX_HOSTNAME".into(), job.hostname.clone()));
+    env.push(("PMIX_SERVER_TMPDIR".into(), job.tmpdir.clone()));
+    env.push(("PMIX_SYSTEM_TMPDIR".into(), job.tmpdir.clone()));
+    env
+}
+
+/// What became of one client.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Its rank.
+    pub rank: u32,
+    /// How it ended (`None`: could not be waited for).
+    pub status: Option<ExitStatus>,
+}
+
+impl Outcome {
+    /// Its exit code as a shell reports it (128 + signal when killed; 127 when it could
+    /// not be started or waited for).
+    pub fn code(&self) -> i32 {
+        match self.status {
+            Some(s) => s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
+            None => 127,
+        }
+    }
+}
+
+/// The worst exit code: the largest.
+pub fn worst(outcomes: &[Outcome]) -> i32 {
+    outcomes.iter().map(Outcome::code).max().unwrap_or(0)
+}
+
+fn kill_group(child: &Child, signal: &str) {
+    let _ = Command::new("kill")
+        .args([signal, "--", &format!("-{}", child.id())])
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Start `-n` copies of `program` with their environments, wait for all, and return
+/// what became of each. A client that aborts (`PMIx_Abort`) ends the job: the others are
+/// terminated, as a launcher does.
+pub fn run(
+    server: &Server,
+    n: u32,
+    program: &str,
+    args: &[String],
+    launch: &Launch,
+) -> std::io::Result<Vec<Outcome>> {
+    let mut children: Vec<(u32, Option<Child>)> = Vec::new();
+    for rank in 0..n {
+        let env = environment(server, rank, launch);
+        let mut cmd = if launch.wrapper.is_empty() {
+            let mut c = Command::new(program);
+            c.args(args).envs(env);
+            c
+        } else {
+            let mut c = Command::new(&launch.wrapper[0]);
+            c.args(&launch.wrapper[1..]).arg("env");
+            for (k, v) in env {
+                c.arg(format!("{k}={v}"));
+            }
+            c.arg(program).args(args);
+            c
+        };
+        cmd.process_group(0);
+        match cmd.spawn() {
+            Ok(child) => children.push((rank, Some(child))),
+            Err(e) => {
+                for (_, c) in children.iter_mut() {
+                    if let Some(c) = c {
+                        kill_group(c, "-KILL");
+                        let _ = c.wait();
+                    }
+                }
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("starting {program} as rank {rank}: {e}"),
+                ));
+            }
+        }
+    }
+    let deadline = launch.timeout.map(|t| Instant::now() + t);
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; n as usize];
+    let mut killed: Option<Instant> = None;
+    let mut hard = false;
+    loop {
+        for (rank, slot) in children.iter_mut() {
+            if let Some(c) = slot {
+                match c.try_wait() {
+                    Ok(Some(s)) => {
+                        outcomes[*rank as usize] = Some(Outcome {
+                            rank: *rank,
+                            status: Some(s),
+                        });
+                        *slot = None;
+                    }
+                    Ok(None) => {}
+                    Err(_) => {
+                        outcomes[*rank as usize] = Some(Outcome {
+                            rank: *rank,
+                            status: None,
+                        });
+                        *slot = None;
+                    }
+                }
+            }
+        }
+        if children.iter().all(|(_, c)| c.is_none()) {
+            break;
+        }
+        let aborted = !server
+            .shared
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .aborts
+            .is_empty();
+        let late = deadline.is_some_and(|d| Instant::now() > d);
+        if (aborted || late) && killed.is_none() {
+            killed = Some(Instant::now());
+            for c in children.iter().filter_map(|(_, c)| c.as_ref()) {
+                kill_group(c, "-TERM");
+            }
+        }
+        // a client that ignores SIGTERM for 5 s is killed
+        if !hard && killed.is_some_and(|t| t.elapsed() > Duration::from_secs(5)) {
+            hard = true;
+            for c in children.iter().filter_map(|(_, c)| c.as_ref()) {
+                kill_group(c, "-KILL");
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(outcomes.into_iter().flatten().collect())
+}

@@ -1,0 +1,30 @@
+//! # pmix-server
+//!
+//! A native PMIx server: unmodified libpmix clients of OpenPMIx 4.2 to 7.0 connect to it
+//! over TCP loopback, and it answers them as an OpenPMIx server with gds `hash` does.
+//! It launches local clients with the environment they need, hosts one job on one node,
+//! and serves `PMIx_Init` (the job, node and rank data in the layout real servers send),
+//! `PMIx_Get` (including keys other ranks put), `PMIx_Put`/`PMIx_Commit`, `PMIx_Fence`
+//! with and without collected data, `PMIx_Abort` and `PMIx_Finalize`, and cleans up when a
+//! connection is lost. Tools connect too (given or assigned id); their requests are
+//! answered `PMIX_ERR_NOT_SUPPORTED` for now.
+//!
+//! Layout: [`job`] (the job and the REQ reply), [`state`] (commits, fences, waiting gets),
+//! [`handlers`] (one function per command), [`server`] (listener, handshake, frames),
+//! [`launch`] (environment and children), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
+//! `pmix-codec`.
+#![warn(missing_docs)]
+
+pub mod handlers;
+pub mod job;
+pub mod launch;
+pub mod record;
+pub mod server;
+pub mod state;
+
+pub use job::Job;
+pub use launch::Launch;
+pub use server::{Config, Server};
+
+/// The version this server states in its URI files (as OpenPMIx writes `v<version>`).
+pub const VERSION_LINE: &str = concat!("pmix-server-", env!("CARGO_PKG_VERSION"));

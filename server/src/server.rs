@@ -1,0 +1,462 @@
+//! The listener and one thread per connection: the server side of the handshake, then
+//! frames read with their length checked against a limit before anything is allocated,
+//! each request answered on its tag.
+
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use pmix_codec::{Codec, Component, Release, Status};
+use pmix_ptl::accept::{client_reply, tool_reply, ConnectMessage, MAX_CONNECT_BODY};
+use pmix_ptl::frame::{Header, HEADER_LEN};
+use pmix_ptl::transcript::{Direction, Exchange};
+
+use crate::handlers::{handle, Peer};
+use crate::job::Job;
+use crate::state::{send, Outbox, State, Writer};
+
+/// How the server behaves.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The job it hosts.
+    pub job: Job,
+    /// The server's own nspace (in the URI and the tool reply).
+    pub server_nspace: String,
+    /// Largest payload accepted from a peer (bytes).
+    pub max_payload: u32,
+    /// Bound on reading a connect message.
+    pub handshake: Duration,
+    /// Keep a transcript of every message (bounded by `max_transcript` messages).
+    pub record: bool,
+    /// At most this many messages are kept in the transcript.
+    pub max_transcript: usize,
+    /// At most this many connections at once (a thread each); more are closed at once.
+    pub max_connections: usize,
+}
+
+impl Config {
+    /// Defaults for `job`.
+    pub fn new(job: Job) -> Config {
+        Config {
+            server_nspace: format!("native-server-{}", std::process::id()),
+            job,
+            max_payload: 16 << 20,
+            handshake: Duration::from_secs(10),
+            record: false,
+            max_transcript: 100_000,
+            max_connections: 1024,
+        }
+    }
+}
+
+/// One message of a connection, kept when [`Config::record`] is set.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    /// The connection.
+    pub conn: u32,
+    /// The codec it spoke (after the handshake).
+    pub codec: Option<Codec>,
+    /// The message (direction seen from the server).
+    pub exchange: Exchange,
+}
+
+/// What the server shares between its threads.
+pub struct Shared {
+    /// The configuration.
+    pub config: Config,
+    /// The state.
+    pub state: Mutex<State>,
+    /// Signalled whenever a rank finalizes, goes or aborts.
+    pub changed: Condvar,
+    /// The transcript, when recording.
+    pub transcript: Mutex<Vec<Logged>>,
+    next_conn: AtomicU32,
+    next_tool: AtomicU32,
+    open: AtomicUsize,
+    stop: AtomicBool,
+}
+
+impl Shared {
+    /// Record one message, if recording (bounded).
+    pub fn log(
+        &self,
+        conn: u32,
+        codec: Option<Codec>,
+        direction: Direction,
+        what: &str,
+        bytes: Vec<u8>,
+    ) {
+        if !self.config.record {
+            return;
+        }
+        let mut t = self.transcript.lock().unwrap_or_else(|e| e.into_inner());
+        if t.len() < self.config.max_transcript {
+            t.push(Logged {
+                conn,
+                codec,
+                exchange: Exchange {
+                    direction,
+                    bytes: bytes.into(),
+                    what: what.to_string(),
+                    items: None,
+                },
+            });
+        }
+    }
+
+    /// Send every reply of `out`, logging each; a failed send is the receiver's loss.
+    pub fn flush(&self, out: Outbox) {
+        for (to, payload) in out {
+            if self.config.record {
+                let mut wire = Vec::with_capacity(HEADER_LEN + payload.len());
+                wire.extend_from_slice(&0i32.to_be_bytes());
+                wire.extend_from_slice(&to.tag.to_be_bytes());
+                wire.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+                wire.extend_from_slice(&0u32.to_be_bytes());
+                wire.extend_from_slice(&payload);
+                self.log(to.conn, Some(to.codec), Direction::Sent, "reply", wire);
+            }
+            let _ = send(&to, &payload);
+        }
+    }
+}
+
+/// A running server.
+pub struct Server {
+    /// Shared state (the launcher waits on it).
+    pub shared: Arc<Shared>,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Listen on an ephemeral loopback port and serve in background threads.
+    pub fn start(config: Config) -> std::io::Result<Server> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::new(config.job.clone())),
+            config,
+            changed: Condvar::new(),
+            transcript: Mutex::new(Vec::new()),
+            next_conn: AtomicU32::new(0),
+            next_tool: AtomicU32::new(1),
+            open: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        });
+        let sh = shared.clone();
+        let accept = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if sh.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                if sh.open.load(Ordering::SeqCst) >= sh.config.max_connections {
+                    drop(stream); // bounded: no thread for a connection over the limit
+                    continue;
+                }
+                sh.open.fetch_add(1, Ordering::SeqCst);
+                let sh = sh.clone();
+                let id = sh.next_conn.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    serve_connection(&sh, stream, id);
+                    sh.open.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        Ok(Server {
+            shared,
+            addr,
+            accept: Some(accept),
+        })
+    }
+
+    /// The URI clients and tools are given: `NSPACE.RANK;tcp4://ADDR:PORT`.
+    pub fn uri(&self) -> String {
+        format!(
+            "{}.0;tcp4://{}",
+            self.shared.config.server_nspace, self.addr
+        )
+    }
+
+    /// Write the URI file a tool reads (`--uri FILE` of pmix-peer; PRRTE's
+    /// `--report-uri`): the URI, then the version line.
+    pub fn write_uri_file(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, format!("{}\nv{}\n", self.uri(), crate::VERSION_LINE))
+    }
+
+    /// Write the tool rendezvous files OpenPMIx tools look for in `dir`
+    /// (`pmix.HOST.tool.PID` and `pmix.HOST.tool`, `ptl_base_connect.c`); returns them.
+    pub fn write_rendezvous(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        let host = &self.shared.config.job.hostname;
+        let mut out = Vec::new();
+        for name in [
+            format!("pmix.{host}.tool.{}", std::process::id()),
+            format!("pmix.{host}.tool"),
+        ] {
+            let p = dir.join(name);
+            self.write_uri_file(&p)?;
+            out.push(p);
+        }
+        Ok(out)
+    }
+
+    /// Wait until every rank has finalized or gone, or an abort, or `bound` ends. Returns
+    /// whether all ranks are done.
+    pub fn wait_all_done(&self, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if st.all_done() {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            st = self
+                .shared
+                .changed
+                .wait_timeout(st, left.min(Duration::from_millis(200)))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// Connections open now.
+    pub fn open_connections(&self) -> usize {
+        self.shared.open.load(Ordering::SeqCst)
+    }
+
+    /// The messages recorded so far.
+    pub fn transcript(&self) -> Vec<Logged> {
+        self.shared
+            .transcript
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Stop accepting connections (open ones end when their peers close).
+    pub fn stop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // wake the accept loop
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The release profile to answer a peer in, from the version string it sent.
+pub fn release_of(version: &str) -> Release {
+    let mut parts = version.split('.');
+    let major = parts.next().unwrap_or("");
+    let minor: String = parts
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    match (major, minor.as_str()) {
+        ("4", _) => Release::OpenPmix4_2,
+        ("5", _) => Release::OpenPmix5_0,
+        ("6", "0") => Release::OpenPmix6_0,
+        ("6", _) => Release::OpenPmix6_1,
+        ("7", _) => Release::OpenPmix7_0,
+        _ => Release::Master,
+    }
+}
+
+fn read_full(s: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
+    s.read_exact(buf)
+}
+
+/// Read exactly `n` bytes, growing the buffer only as bytes arrive: a peer that announces
+/// a large payload and sends little costs what it sent, not what it claimed.
+fn read_payload(s: &mut TcpStream, n: u32) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity((n as usize).min(64 * 1024));
+    let got = s.take(n as u64).read_to_end(&mut out)?;
+    if got != n as usize {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(out)
+}
+
+fn serve_connection(sh: &Arc<Shared>, mut stream: TcpStream, conn: u32) {
+    stream.set_nodelay(true).ok();
+    stream.set_read_timeout(Some(sh.config.handshake)).ok();
+    stream.set_write_timeout(Some(Duration::from_secs(30))).ok();
+    let Some(peer) = handshake(sh, &mut stream, conn) else {
+        return;
+    };
+    // steady state: no read timeout (a client may sit between calls for as long as it likes)
+    stream.set_read_timeout(None).ok();
+    loop {
+        let mut hdr = [0u8; HEADER_LEN];
+        if read_full(&mut stream, &mut hdr).is_err() {
+            break;
+        }
+        let Some(h) = Header::parse(&hdr) else { break };
+        if h.nbytes > sh.config.max_payload {
+            // a length we will not trust: drop the peer
+            sh.log(
+                conn,
+                Some(peer.codec),
+                Direction::Received,
+                "oversized header",
+                hdr.to_vec(),
+            );
+            break;
+        }
+        let Ok(payload) = read_payload(&mut stream, h.nbytes) else {
+            break;
+        };
+        if sh.config.record {
+            let mut wire = hdr.to_vec();
+            wire.extend_from_slice(&payload);
+            sh.log(conn, Some(peer.codec), Direction::Received, "request", wire);
+        }
+        let out = handle(sh, &peer, h.tag, &payload);
+        sh.flush(out);
+        if peer.finalized() {
+            // keep reading: a client may still close; nothing more is expected
+        }
+    }
+    let out = {
+        let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.lost(conn)
+    };
+    sh.flush(out);
+    sh.changed.notify_all();
+}
+
+fn refuse(sh: &Shared, stream: &mut TcpStream, conn: u32, status: Status) {
+    let bytes = status.0.to_be_bytes();
+    sh.log(conn, None, Direction::Sent, "connect-reply", bytes.to_vec());
+    let _ = std::io::Write::write_all(stream, &bytes);
+}
+
+/// Read and answer the connect message; `None` if the peer was refused or dropped.
+fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer> {
+    let mut hdr = [0u8; HEADER_LEN];
+    read_full(stream, &mut hdr).ok()?;
+    let h = Header::parse_connect(&hdr)?;
+    if h.nbytes > MAX_CONNECT_BODY {
+        sh.log(
+            conn,
+            None,
+            Direction::Received,
+            "connect (oversized)",
+            hdr.to_vec(),
+        );
+        return None; // as OpenPMIx does: drop without an answer
+    }
+    let body = read_payload(stream, h.nbytes).ok()?;
+    let mut wire = hdr.to_vec();
+    wire.extend_from_slice(&body);
+    sh.log(conn, None, Direction::Received, "connect", wire);
+    let msg = match ConnectMessage::parse(&body) {
+        Ok(m) => m,
+        Err(_) => {
+            refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
+            return None;
+        }
+    };
+    let component = msg.component().filter(|c| *c != Component::V12);
+    let (Some(component), Some(kind)) = (component, msg.kind()) else {
+        refuse(sh, stream, conn, Status::ERR_NOT_SUPPORTED);
+        return None;
+    };
+    if !msg.gds.split(',').any(|g| g.trim() == "hash") {
+        // only gds hash's layout is served (set PMIX_GDS_MODULE=hash)
+        refuse(sh, stream, conn, Status::ERR_NOT_SUPPORTED);
+        return None;
+    }
+    // the release the peer's version names, unless that release does not ship the
+    // component it asked for (a peer's claim we cannot reproduce): then master, which ships all
+    let release = Some(release_of(&msg.version))
+        .filter(|r| r.ships(component))
+        .unwrap_or(Release::Master);
+    let codec = Codec::new(component, kind).with_release(release);
+    let job = &sh.config.job;
+    let (rank, reply) = if msg.flag.is_client() {
+        let Some((ns, rank)) = msg.proc.clone() else {
+            refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
+            return None;
+        };
+        if ns != job.nspace || rank >= job.size {
+            refuse(sh, stream, conn, Status::ERR_NOT_FOUND);
+            return None;
+        }
+        {
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            if st.conn_rank.values().any(|r| *r == rank) {
+                drop(st);
+                refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
+                return None;
+            }
+            st.conn_rank.insert(conn, rank);
+            let rec = st.ranks.entry(rank).or_default();
+            rec.connected = true;
+            rec.component = Some(component.name().to_string());
+            rec.buffer = Some(kind.name().to_string());
+            rec.version = Some(msg.version.clone());
+            if st.first_version.is_none() {
+                st.first_version = Some(msg.version.clone());
+            }
+        }
+        (Some(rank), client_reply(0, conn))
+    } else {
+        let assigned = if msg.flag.needs_id() {
+            let n = sh.next_tool.fetch_add(1, Ordering::SeqCst);
+            Some((format!("{}.tool.{n}", sh.config.server_nspace), 0))
+        } else {
+            None
+        };
+        let reply = tool_reply(
+            0,
+            assigned.as_ref().map(|(n, r)| (n.as_str(), *r)),
+            (&sh.config.server_nspace, 0),
+            0,
+        )
+        .ok()?;
+        (None, reply)
+    };
+    sh.log(
+        conn,
+        Some(codec),
+        Direction::Sent,
+        "connect-reply",
+        reply.clone(),
+    );
+    std::io::Write::write_all(stream, &reply).ok()?;
+    let writer: Writer = Arc::new(Mutex::new(stream.try_clone().ok()?));
+    Some(Peer::new(conn, rank, codec, msg.version, writer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_map_to_their_release_profiles() {
+        assert_eq!(release_of("4.2.2rc2"), Release::OpenPmix4_2);
+        assert_eq!(release_of("5.0.7a1"), Release::OpenPmix5_0);
+        assert_eq!(release_of("6.0.0"), Release::OpenPmix6_0);
+        assert_eq!(release_of("6.1.0"), Release::OpenPmix6_1);
+        assert_eq!(release_of("7.0.0rc1"), Release::OpenPmix7_0);
+        assert_eq!(release_of("junk"), Release::Master);
+    }
+}

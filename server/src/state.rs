@@ -1,0 +1,315 @@
+//! What the server knows between messages: who is connected, what each rank committed,
+//! the fences in progress and the gets waiting for data. Every operation returns the
+//! replies to send ([`Outbox`]); the caller sends them after the lock is released, so a
+//! slow client never holds the others up.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+
+use pmix_codec::{Codec, Item, Kval, Status, Value};
+
+use crate::job::{Job, RANK_WILDCARD};
+
+/// The writing half of a connection, shared by whoever answers on it.
+pub type Writer = Arc<Mutex<TcpStream>>;
+
+/// Where a reply goes.
+#[derive(Clone)]
+pub struct ReplyTo {
+    /// The connection's writer.
+    pub writer: Writer,
+    /// The connection's id (its index in the server's peer table).
+    pub conn: u32,
+    /// The codec of the connection's component.
+    pub codec: Codec,
+    /// The tag of the request.
+    pub tag: u32,
+}
+
+/// Replies to send once the state lock is released.
+pub type Outbox = Vec<(ReplyTo, Vec<u8>)>;
+
+/// Send one framed reply (network-order header, pindex 0 as real servers send).
+pub fn send(to: &ReplyTo, payload: &[u8]) -> std::io::Result<()> {
+    let mut wire = Vec::with_capacity(16 + payload.len());
+    wire.extend_from_slice(&0i32.to_be_bytes());
+    wire.extend_from_slice(&to.tag.to_be_bytes());
+    wire.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    wire.extend_from_slice(&0u32.to_be_bytes());
+    wire.extend_from_slice(payload);
+    let mut s = to.writer.lock().unwrap_or_else(|e| e.into_inner());
+    s.write_all(&wire)
+}
+
+/// A status-only payload (empty if the codec refuses, which a codec the handshake accepted
+/// does not: the server never panics on a peer's choice).
+pub fn status_payload(codec: &Codec, status: i32) -> Vec<u8> {
+    codec
+        .encode(&[Item::one(Value::Status(status))])
+        .unwrap_or_default()
+}
+
+struct Fence {
+    participants: BTreeSet<u32>,
+    arrived: BTreeMap<u32, ReplyTo>,
+}
+
+struct PendingGet {
+    rank: u32,
+    to: ReplyTo,
+}
+
+/// What happened to a rank, for the launcher and the report.
+#[derive(Clone, Debug, Default)]
+pub struct RankRecord {
+    /// It completed the handshake.
+    pub connected: bool,
+    /// It sent FINALIZE.
+    pub finalized: bool,
+    /// Its connection is gone.
+    pub gone: bool,
+    /// The bfrops component it spoke.
+    pub component: Option<String>,
+    /// The buffer kind it spoke.
+    pub buffer: Option<String>,
+    /// The version string it sent.
+    pub version: Option<String>,
+}
+
+/// A client's call to `PMIx_Abort`.
+#[derive(Clone, Debug)]
+pub struct AbortRecord {
+    /// The rank that called it.
+    pub rank: u32,
+    /// The status it gave.
+    pub status: i32,
+    /// Its message.
+    pub message: String,
+    /// The ranks to abort (all, when it named none or the wildcard).
+    pub targets: Vec<u32>,
+}
+
+/// The server's state.
+pub struct State {
+    /// The job.
+    pub job: Job,
+    /// The version the first client gave (cached once as `pmix.bfrops.mod`, as OpenPMIx
+    /// packs the job data once per namespace).
+    pub first_version: Option<String>,
+    /// What each rank put and committed, key order kept, later puts replacing earlier.
+    committed: BTreeMap<u32, Vec<Kval>>,
+    fences: Vec<Fence>,
+    gets: Vec<PendingGet>,
+    /// Per rank: connected, finalized, gone.
+    pub ranks: BTreeMap<u32, RankRecord>,
+    /// Aborts, in order.
+    pub aborts: Vec<AbortRecord>,
+    /// Connection id -> rank, for clients.
+    pub conn_rank: BTreeMap<u32, u32>,
+}
+
+impl State {
+    /// A fresh state for `job`.
+    pub fn new(job: Job) -> State {
+        State {
+            job,
+            first_version: None,
+            committed: BTreeMap::new(),
+            fences: Vec::new(),
+            gets: Vec::new(),
+            ranks: BTreeMap::new(),
+            aborts: Vec::new(),
+            conn_rank: BTreeMap::new(),
+        }
+    }
+
+    /// A JSON report: per rank what it spoke and how it ended, and the aborts.
+    pub fn report(&self) -> serde_json::Value {
+        let ranks: Vec<serde_json::Value> = self
+            .ranks
+            .iter()
+            .map(|(r, x)| {
+                serde_json::json!({"rank": r, "connected": x.connected, "finalized": x.finalized,
+                    "gone": x.gone, "component": x.component, "buffer": x.buffer,
+                    "version": x.version})
+            })
+            .collect();
+        let aborts: Vec<serde_json::Value> = self
+            .aborts
+            .iter()
+            .map(|a| serde_json::json!({"rank": a.rank, "status": a.status, "message": a.message, "targets": a.targets}))
+            .collect();
+        serde_json::json!({"nspace": self.job.nspace, "size": self.job.size, "ranks": ranks, "aborts": aborts})
+    }
+
+    /// Every rank has finalized or gone.
+    pub fn all_done(&self) -> bool {
+        (0..self.job.size).all(|r| {
+            self.ranks
+                .get(&r)
+                .is_some_and(|x| x.connected && (x.finalized || x.gone))
+        })
+    }
+
+    /// A rank committed `kvs`: store them and answer the gets that waited for them.
+    pub fn commit(&mut self, rank: u32, kvs: Vec<Kval>) -> Outbox {
+        let slot = self.committed.entry(rank).or_default();
+        for k in kvs {
+            if let Some(old) = slot.iter_mut().find(|o| o.key == k.key) {
+                *old = k;
+            } else {
+                slot.push(k);
+            }
+        }
+        let mut out = Outbox::new();
+        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
+            .into_iter()
+            .partition(|g| g.rank == rank);
+        self.gets = waiting;
+        for g in ready {
+            let p = self.get_reply(&g.to.codec, rank);
+            out.push((g.to, p));
+        }
+        out
+    }
+
+    /// The GETNB answer for `rank`'s data: status 0 and one BYTE_OBJECT holding the PROC
+    /// and its KVALs (`assemb_kvs_req` of gds hash), or NOT_FOUND.
+    fn get_reply(&self, codec: &Codec, rank: u32) -> Vec<u8> {
+        let Some(kvs) = self.committed.get(&rank) else {
+            return status_payload(codec, Status::ERR_NOT_FOUND.0);
+        };
+        let mut blob = vec![Item::one(Value::proc(&self.job.nspace, rank))];
+        for k in kvs {
+            blob.push(Item::one(Value::Kval(Box::new(k.clone()))));
+        }
+        let built = codec.encode(&blob).and_then(|b| {
+            codec.encode(&[
+                Item::one(Value::Status(0)),
+                Item::one(Value::ByteObject(b.into())),
+            ])
+        });
+        // a value a client committed always encodes again in its own component; if not,
+        // say so rather than send half a reply
+        built.unwrap_or_else(|_| status_payload(codec, Status::ERR_PACK_FAILURE.0))
+    }
+
+    /// `PMIx_Get` of `rank`'s data: answered now, or when `rank` commits (unless the
+    /// client asked for an immediate answer, or `rank` is gone).
+    pub fn get(&mut self, rank: u32, immediate: bool, to: ReplyTo) -> Outbox {
+        let known = rank < self.job.size;
+        let gone = self.ranks.get(&rank).is_some_and(|r| r.gone);
+        if self.committed.contains_key(&rank) || !known || immediate || gone {
+            let p = self.get_reply(&to.codec, rank);
+            return vec![(to, p)];
+        }
+        self.gets.push(PendingGet { rank, to });
+        Vec::new()
+    }
+
+    /// The ranks a fence over `procs` involves (WILDCARD = all); `None` if a proc is not
+    /// of this job.
+    pub fn participants(&self, procs: &[(String, u32)]) -> Option<BTreeSet<u32>> {
+        let mut set = BTreeSet::new();
+        if procs.is_empty() {
+            set.extend(0..self.job.size);
+        }
+        for (ns, rank) in procs {
+            if *ns != self.job.nspace {
+                return None;
+            }
+            if *rank == RANK_WILDCARD {
+                set.extend(0..self.job.size);
+            } else if *rank < self.job.size {
+                set.insert(*rank);
+            } else {
+                return None;
+            }
+        }
+        Some(set)
+    }
+
+    /// `rank` enters the fence over `participants`; when all have, everyone gets status 0.
+    pub fn fence(&mut self, rank: u32, participants: BTreeSet<u32>, to: ReplyTo) -> Outbox {
+        if !participants.contains(&rank) {
+            return vec![(
+                to.clone(),
+                status_payload(&to.codec, Status::ERR_BAD_PARAM.0),
+            )];
+        }
+        // a participant already gone: the fence can never complete
+        if participants
+            .iter()
+            .any(|r| self.ranks.get(r).is_some_and(|x| x.gone))
+        {
+            return vec![(
+                to.clone(),
+                status_payload(&to.codec, Status::ERR_LOST_CONNECTION.0),
+            )];
+        }
+        let idx = match self
+            .fences
+            .iter()
+            .position(|f| f.participants == participants && !f.arrived.contains_key(&rank))
+        {
+            Some(i) => i,
+            None => {
+                self.fences.push(Fence {
+                    participants,
+                    arrived: BTreeMap::new(),
+                });
+                self.fences.len() - 1
+            }
+        };
+        self.fences[idx].arrived.insert(rank, to);
+        let f = &self.fences[idx];
+        if f.arrived.len() == f.participants.len() {
+            let f = self.fences.remove(idx);
+            f.arrived
+                .into_values()
+                .map(|to| {
+                    let p = status_payload(&to.codec, 0);
+                    (to, p)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// A connection ended: mark its rank gone, fail the fences that now cannot complete,
+    /// answer NOT_FOUND to the gets waiting for its data, drop its own waiting gets.
+    pub fn lost(&mut self, conn: u32) -> Outbox {
+        let mut out = Outbox::new();
+        self.gets.retain(|g| g.to.conn != conn);
+        self.fences.retain_mut(|f| {
+            f.arrived.retain(|_, to| to.conn != conn);
+            true
+        });
+        let Some(rank) = self.conn_rank.remove(&conn) else {
+            return out;
+        };
+        self.ranks.entry(rank).or_default().gone = true;
+        let (dead, live): (Vec<_>, Vec<_>) = std::mem::take(&mut self.fences)
+            .into_iter()
+            .partition(|f| f.participants.contains(&rank) && !f.arrived.contains_key(&rank));
+        self.fences = live;
+        for f in dead {
+            for to in f.arrived.into_values() {
+                let p = status_payload(&to.codec, Status::ERR_LOST_CONNECTION.0);
+                out.push((to, p));
+            }
+        }
+        let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
+            .into_iter()
+            .partition(|g| g.rank == rank && !self.committed.contains_key(&rank));
+        self.gets = waiting;
+        for g in ready {
+            let p = status_payload(&g.to.codec, Status::ERR_NOT_FOUND.0);
+            out.push((g.to, p));
+        }
+        out
+    }
+}

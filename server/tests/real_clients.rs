@@ -1,0 +1,543 @@
+//! Unmodified libpmix clients of every release against pmix-server, through
+//! `pmix-server launch`: our client (`server/clients/client.c`: init, job-info gets, put of
+//! seven value classes, commit, fence with and without collected data, get of every rank's
+//! values, allocation request, finalize) in every component each release offers and both
+//! buffer kinds, 8 ranks once per release, abort and lost-connection cleanup; and
+//! OpenPMIx's own example client (written independently of this project) under
+//! `pmix-server launch -n 2`.
+//!
+//! The libraries come from `tools/peers.sh` (4.2.2 on the host, 5.0.7 and 7.0.0rc1 in
+//! debootstrap roots, 6.0.0 and 6.1.0 built from source). A release that is not made is
+//! reported loudly, and fails the test when `CI` is set.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pmix_codec::{BufferKind, Component, Release};
+use serde_json::Value as J;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn peers(args: &[&str]) -> std::process::Output {
+    Command::new("bash")
+        .arg(repo().join("tools/peers.sh"))
+        .args(args)
+        .output()
+        .expect("bash runs")
+}
+
+/// Whether `release` is made; if not, say so loudly (and fail under CI).
+fn available(release: &str) -> bool {
+    let list = String::from_utf8_lossy(&peers(&["list"]).stdout).to_string();
+    let made = list
+        .lines()
+        .any(|l| l.starts_with(release) && l.split_whitespace().nth(2) == Some("made"));
+    if !made {
+        let msg = format!(
+            "OpenPMIx {release} is MISSING: pmix-server was NOT tested against its clients; \
+             run `bash tools/peers.sh make {release}` (see `bash tools/peers.sh list`)"
+        );
+        if std::env::var_os("CI").is_some() {
+            panic!("{msg}");
+        }
+        eprintln!("\n*** {msg} ***\n");
+    }
+    made
+}
+
+/// A C program built against one release, and how to run it.
+struct Built {
+    /// The path the program has where it runs (inside the root for root releases).
+    program: String,
+    /// The command it runs under (`bash tools/peers.sh run R --`), if any.
+    wrapper: Option<String>,
+    /// Host directory to remove afterwards.
+    dir: PathBuf,
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Build `source` (with `include` dirs) against `release`.
+fn build(release: &str, name: &str, source: &Path, include: Option<&Path>) -> Built {
+    let root_kind = matches!(release, "5.0.7" | "7.0.0rc1");
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let tag = format!("pw-srv-{}-{n}-{name}-{release}", std::process::id());
+    let (dir, inner) = if root_kind {
+        let root = String::from_utf8_lossy(&peers(&["root", release]).stdout)
+            .trim()
+            .to_string();
+        let inner = format!("/tmp/{tag}");
+        (Path::new(&root).join(inner.trim_start_matches('/')), inner)
+    } else {
+        let d = std::env::temp_dir().join(&tag);
+        let s = d.display().to_string();
+        (d, s)
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(source, dir.join("prog.c")).unwrap();
+    let mut inc = String::new();
+    if let Some(i) = include {
+        std::fs::create_dir_all(dir.join("inc")).unwrap();
+        for e in std::fs::read_dir(i).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join("inc").join(e.file_name())).unwrap();
+        }
+        inc = format!("-I{inner}/inc");
+    }
+    let gcc = format!(
+        "gcc -Wall -o {inner}/prog {inc} {inner}/prog.c $(pkg-config --cflags --libs pmix) -lpthread \
+         -Wl,-rpath,$(pkg-config --variable=libdir pmix)"
+    );
+    let out = if release == "4.2.2" {
+        Command::new("sh").args(["-c", &gcc]).output().unwrap()
+    } else {
+        Command::new("timeout")
+            .args(["180", "bash"])
+            .arg(repo().join("tools/peers.sh"))
+            .args(["run", release, "--", "sh", "-c", &gcc])
+            .output()
+            .unwrap()
+    };
+    assert!(
+        out.status.success(),
+        "building {name} against {release}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Built {
+        program: format!("{inner}/prog"),
+        wrapper: (release != "4.2.2").then(|| {
+            format!(
+                "bash {} run {release} --",
+                repo().join("tools/peers.sh").display()
+            )
+        }),
+        dir,
+    }
+}
+
+struct Run {
+    code: i32,
+    report: J,
+    output: String,
+}
+
+fn launch(
+    b: &Built,
+    n: u32,
+    component: Option<Component>,
+    kind: Option<BufferKind>,
+    args: &[&str],
+) -> Run {
+    let report = std::env::temp_dir().join(format!(
+        "pw-srv-report-{}-{}.json",
+        std::process::id(),
+        std::thread::current()
+            .name()
+            .unwrap_or("t")
+            .replace("::", "-")
+    ));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-server"));
+    cmd.args([
+        "launch",
+        "-n",
+        &n.to_string(),
+        "--timeout",
+        "120",
+        "--report",
+    ])
+    .arg(&report);
+    if let Some(c) = component {
+        cmd.args(["-c", c.name()]);
+    }
+    if let Some(k) = kind {
+        cmd.args(["-b", k.name()]);
+    }
+    if let Some(w) = &b.wrapper {
+        cmd.args(["--wrapper", w]);
+    }
+    cmd.arg("--").arg(&b.program).args(args);
+    let out = cmd.output().unwrap();
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| "{}".into());
+    let _ = std::fs::remove_file(&report);
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        report: serde_json::from_str(&text).unwrap(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+fn client_c() -> PathBuf {
+    repo().join("server/clients/client.c")
+}
+
+/// Every rank connected in `component`/`kind` (when forced), finalized, and was counted.
+fn check_ranks(
+    r: &Run,
+    n: u32,
+    component: Option<Component>,
+    kind: Option<BufferKind>,
+    what: &str,
+) {
+    let ranks = r.report["ranks"].as_array().expect("a report");
+    assert_eq!(ranks.len(), n as usize, "{what}: {}", r.output);
+    for x in ranks {
+        assert_eq!(x["finalized"], true, "{what}: {x}\n{}", r.output);
+        if let Some(c) = component {
+            assert_eq!(x["component"], c.name(), "{what}: {x}");
+        }
+        if let Some(k) = kind {
+            assert_eq!(x["buffer"], k.name(), "{what}: {x}");
+        }
+    }
+}
+
+/// The whole matrix for one release. `offered`: the components its client connects with
+/// (measured: a 6.1.0 client cannot reach a server through `PMIX_SERVER_URI2`, and a
+/// 7.0.0rc1 client refuses a v20, v21 or v3 server with "a version of the PMIx library
+/// this process does not support"). For every other component of the release's profile
+/// the test checks that the client itself refuses, before any byte reaches the server.
+fn release_matrix(release: &str, profile: Release, offered: &[Component]) {
+    if !available(release) {
+        return;
+    }
+    let b = build(release, "client", &client_c(), None);
+    for c in profile.components().iter().copied() {
+        if c == Component::V12 || offered.contains(&c) {
+            continue;
+        }
+        let r = launch(&b, 1, Some(c), None, &["collect"]);
+        assert_ne!(r.code, 0, "{release} {c}: {}", r.output);
+        assert!(
+            r.report["ranks"].as_array().unwrap().is_empty(),
+            "{release} {c}: a client connected: {}",
+            r.report
+        );
+    }
+    let mut versions = std::collections::BTreeSet::new();
+    for c in offered.iter().copied() {
+        for k in [BufferKind::NonDescribed, BufferKind::FullyDescribed] {
+            let what = format!("{release} {c} {}", k.name());
+            let r = launch(&b, 2, Some(c), Some(k), &["collect"]);
+            assert_eq!(r.code, 0, "{what}:\n{}", r.output);
+            check_ranks(&r, 2, Some(c), Some(k), &what);
+            assert_eq!(
+                r.output.matches(", 0 failures").count(),
+                2,
+                "{what}: {}",
+                r.output
+            );
+            for x in r.report["ranks"].as_array().unwrap() {
+                versions.insert(x["version"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    // the library really is the release asked for
+    let major_minor: String = release.split('.').take(2).collect::<Vec<_>>().join(".");
+    assert!(
+        versions.iter().all(|v| v.starts_with(&major_minor)),
+        "{release}: clients said {versions:?}"
+    );
+    // 8 ranks, in the client's own choice of component, with and without collected data
+    for mode in ["collect", "nocollect"] {
+        let r = launch(&b, 8, None, None, &[mode]);
+        assert_eq!(r.code, 0, "{release} 8 ranks {mode}:\n{}", r.output);
+        check_ranks(&r, 8, None, None, mode);
+        assert_eq!(r.output.matches("got the values of 8 ranks").count(), 8);
+    }
+}
+
+#[test]
+fn clients_of_4_2_2_every_component() {
+    use Component::*;
+    release_matrix("4.2.2", Release::OpenPmix4_2, &[V20, V21, V3, V4, V41]);
+}
+
+#[test]
+fn clients_of_5_0_7_every_component() {
+    use Component::*;
+    release_matrix("5.0.7", Release::OpenPmix5_0, &[V20, V21, V3, V4, V41]);
+}
+
+#[test]
+fn clients_of_6_0_0_every_component() {
+    use Component::*;
+    release_matrix("6.0.0", Release::OpenPmix6_0, &[V20, V21, V3, V4, V41, V51]);
+}
+
+#[test]
+fn clients_of_6_1_0_every_component() {
+    use Component::*;
+    release_matrix("6.1.0", Release::OpenPmix6_1, &[V21, V3, V4, V41, V51, V61]);
+}
+
+#[test]
+fn clients_of_7_0_0rc1_every_component() {
+    use Component::*;
+    release_matrix("7.0.0rc1", Release::OpenPmix7_0, &[V4, V41, V51, V61]);
+}
+
+/// An abort is recorded and ends the job; a client that dies without finalizing fails
+/// the fence the others are in (instead of hanging it), and the launcher's status is the
+/// worst client's.
+#[test]
+fn abort_and_lost_connection_with_4_2_2() {
+    if !available("4.2.2") {
+        return;
+    }
+    let b = build("4.2.2", "client", &client_c(), None);
+    let r = launch(&b, 3, None, None, &["abort"]);
+    assert_ne!(r.code, 0, "{}", r.output);
+    let aborts = r.report["aborts"].as_array().unwrap();
+    assert_eq!(aborts.len(), 1, "{}", r.output);
+    assert_eq!(aborts[0]["status"], 3);
+    assert_eq!(aborts[0]["message"], "client test abort");
+    assert_eq!(aborts[0]["targets"].as_array().unwrap().len(), 3);
+
+    let r = launch(&b, 3, None, None, &["die"]);
+    assert_eq!(
+        r.code, 5,
+        "the dead rank's status is the worst: {}",
+        r.output
+    );
+    assert_eq!(
+        r.output
+            .matches("fence with a lost peer -> LOST_CONNECTION")
+            .count(),
+        2,
+        "{}",
+        r.output
+    );
+}
+
+/// OpenPMIx's example client (`examples/client.c`, shipped by each release's
+/// libpmix-dev): init, event registration, job keys, store/put/commit, a fence collecting
+/// data, get of every peer's values, finalize. It includes an `examples.h` the package
+/// does not ship; `server/clients/shim/examples.h` is ours.
+#[test]
+fn openpmix_example_client_under_launch_n_2() {
+    let mut ran = 0;
+    for release in ["4.2.2", "5.0.7", "7.0.0rc1"] {
+        if !available(release) {
+            continue;
+        }
+        let root = if release == "4.2.2" {
+            PathBuf::from("/")
+        } else {
+            PathBuf::from(String::from_utf8_lossy(&peers(&["root", release]).stdout).trim())
+        };
+        let example = root.join("usr/share/doc/libpmix-dev/examples/client.c");
+        if !example.exists() {
+            let msg = format!(
+                "{release}: {} is MISSING (libpmix-dev's examples)",
+                example.display()
+            );
+            if std::env::var_os("CI").is_some() {
+                panic!("{msg}");
+            }
+            eprintln!("\n*** {msg} ***\n");
+            continue;
+        }
+        let shim = repo().join("server/clients/shim");
+        let b = build(release, "example", &example, Some(&shim));
+        let r = launch(&b, 2, None, None, &[]);
+        assert_eq!(r.code, 0, "{release}: {}", r.output);
+        check_ranks(&r, 2, None, None, release);
+        // each rank reads both ranks' local and remote values after the fence
+        assert_eq!(
+            r.output.matches("returned correct").count(),
+            4,
+            "{release}: {}",
+            r.output
+        );
+        assert!(!r.output.contains("failed"), "{release}: {}", r.output);
+        ran += 1;
+    }
+    assert!(ran > 0 || std::env::var_os("CI").is_none());
+}
+
+/// `--env-only`: the server prints each rank's environment and serves clients started by
+/// someone else; it exits 0 once every rank has finalized.
+#[test]
+fn env_only_serves_clients_started_elsewhere() {
+    use std::io::{BufRead, BufReader};
+    if !available("4.2.2") {
+        return;
+    }
+    let b = build("4.2.2", "client", &client_c(), None);
+    let mut server = Command::new(env!("CARGO_BIN_EXE_pmix-server"))
+        .args(["launch", "-n", "2", "--env-only", "--timeout", "60"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let mut envs: Vec<Vec<(String, String)>> = Vec::new();
+    while envs.len() < 2 || envs[1].len() < 4 {
+        let line = lines.next().expect("the environment").unwrap();
+        if line.starts_with("# rank") {
+            envs.push(Vec::new());
+        } else if let Some((k, v)) = line.split_once('=') {
+            envs.last_mut().unwrap().push((k.into(), v.into()));
+        }
+        if line.starts_with("PMIX_SYSTEM_TMPDIR") && envs.len() == 2 {
+            break;
+        }
+    }
+    // the two ranks must run at the same time (they fence): spawn both, then wait
+    let children: Vec<_> = envs
+        .iter()
+        .map(|env| {
+            Command::new(&b.program)
+                .arg("nocollect")
+                .env_clear()
+                .envs(env.iter().cloned())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server did not see every rank finalize"
+    );
+}
+
+/// The witness: the same client, against a plain OpenPMIx 4.2.2 server
+/// (`server/bench/openpmix-launcher.c`), passes the same checks, so what the client
+/// expects of pmix-server (a REMOTE-scoped value invisible on its own node, NOT_FOUND for a
+/// key nobody put, ...) is what the real library does.
+#[test]
+fn the_same_client_passes_against_a_plain_openpmix_server() {
+    if !available("4.2.2") {
+        return;
+    }
+    let client = build("4.2.2", "client", &client_c(), None);
+    let launcher = build(
+        "4.2.2",
+        "launcher",
+        &repo().join("server/bench/openpmix-launcher.c"),
+        None,
+    );
+    for (n, mode) in [(3u32, "collect"), (8, "nocollect")] {
+        let out = Command::new("timeout")
+            .args([
+                "120",
+                &launcher.program,
+                &n.to_string(),
+                &client.program,
+                mode,
+            ])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
+    }
+}
+
+/// `--record`: every message of every connection as conversation vectors, which the
+/// codec reproduces byte for byte: the requests were packed by the client's libpmix
+/// (4.2.2 here, and 7.0.0rc1 when made), so each one judges pmix-codec's encoder against
+/// the real library.
+#[test]
+fn recorded_conversations_replay_as_vectors() {
+    let mut checked = 0;
+    for (release, component, kind) in [
+        ("4.2.2", Component::V41, BufferKind::NonDescribed),
+        ("4.2.2", Component::V41, BufferKind::FullyDescribed),
+        ("7.0.0rc1", Component::V61, BufferKind::NonDescribed),
+        // not v20: a 4.2.2 client's v20 fence request carries bytes no encoder can
+        // reproduce (the COMMAND went out as 00 00 01 03 and an INFO's value bytes as
+        // ae 2e 00 01 where pmix-codec writes zeros: uninitialized memory packed by the
+        // library, it seems; recorded once, not yet explained)
+    ] {
+        if !available(release) {
+            continue;
+        }
+        let b = build(release, "client", &client_c(), None);
+        let dir = std::env::temp_dir().join(format!(
+            "pw-srv-rec-{}-{release}-{component}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmix-server"));
+        cmd.args([
+            "launch",
+            "-n",
+            "2",
+            "-c",
+            component.name(),
+            "-b",
+            kind.name(),
+        ])
+        .arg("--record")
+        .arg(&dir);
+        if let Some(w) = &b.wrapper {
+            cmd.args(["--wrapper", w]);
+        }
+        let out = cmd.arg("--").arg(&b.program).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let mut whats = std::collections::BTreeSet::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            let raw: J = serde_json::from_str(&text).unwrap();
+            assert!(
+                raw["notes"].get("not included").is_none(),
+                "{}",
+                raw["notes"]
+            );
+            let file = pmix_codec::vectors::VectorFile::from_json(&text).unwrap();
+            assert_eq!(file.component, component.name());
+            let codec = file.codec().unwrap();
+            for (v, t) in file.tests.iter().zip(raw["tests"].as_array().unwrap()) {
+                pmix_codec::vectors::check_vector(&codec, v)
+                    .unwrap_or_else(|e| panic!("{release} {component} {}: {e}", v.comment));
+                whats.insert(t["what"].as_str().unwrap().to_string());
+                checked += 1;
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        for w in [
+            "req",
+            "reply:req",
+            "commit",
+            "fence",
+            "get",
+            "reply:get",
+            "finalize",
+        ] {
+            assert!(
+                whats.contains(w),
+                "{release} {component}: no {w} in {whats:?}"
+            );
+        }
+    }
+    assert!(checked > 0 || std::env::var_os("CI").is_none());
+}
