@@ -60,7 +60,7 @@ pub use error::{Error, ErrorDetails, Result};
 pub use status::Status;
 pub use types::DataType;
 pub use value::*;
-pub use view::{CallView, View};
+pub use view::{CallView, View, VIEW_BYTES_PER_CALL};
 
 /// What a decoder reads: shared memory, whose slices the decoded strings and byte payloads
 /// become, or a borrowed slice.

@@ -52,6 +52,10 @@ pub struct View {
     offsets: Vec<u32>,
 }
 
+/// Heap bytes a [`View`] keeps per call (its type, count, first value, plan and byte range),
+/// on top of four bytes per top-level value.
+pub const VIEW_BYTES_PER_CALL: usize = std::mem::size_of::<CallIndex>();
+
 /// One call of a [`View`], as indexed.
 #[derive(Clone, Copy, Debug)]
 struct CallIndex {
@@ -74,9 +78,14 @@ impl Codec {
     /// each value on demand.
     ///
     /// It fails exactly where `decode_calls` fails (same status, offset, call and path).
-    /// Its peak heap is the index (four bytes per top-level value) and what one value of
-    /// the deepest nest holds while it is read: bounded by the input, not by what its
-    /// values would weigh decoded. A borrowed `input` is copied once into shared memory.
+    /// Its peak heap is the index (four bytes per top-level value, up to twice that while
+    /// the index grows), [`VIEW_BYTES_PER_CALL`] bytes per call, and what one value of the
+    /// deepest nest holds while it is read: bounded by the input and the number of calls,
+    /// not by what the values would weigh decoded. The calls are the caller's choice (one
+    /// per entry of `calls`, which the caller already holds at 16 bytes each), so the
+    /// bound of a few times the input holds for a given list of calls; a million one-byte
+    /// calls cost 40 MB however small the input (`codec/tests/heap_ratio.rs` checks both
+    /// terms). A borrowed `input` is copied once into shared memory.
     ///
     /// Inputs of 4 GiB or more are refused with `PMIX_ERR_BAD_PARAM` (offsets are 32-bit).
     pub fn view<'a>(

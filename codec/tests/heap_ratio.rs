@@ -103,3 +103,35 @@ fn a_failed_decode_holds_its_partial_values_once() {
         "peak heap {peak} bytes for {held} bytes of values decoded before the failure"
     );
 }
+
+/// Issue 25, finding 5: a view's heap has a second term, the calls. The caller chooses them,
+/// so the bound is stated per call (`VIEW_BYTES_PER_CALL`) and holds exactly: a million
+/// one-byte UINT8 calls (2 bytes each on the wire) peak at the index plus the calls, well
+/// above 4x the input, and within the stated sum.
+#[test]
+fn a_views_heap_is_its_index_plus_a_stated_cost_per_call() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    use pmix_codec::{BufferKind, Codec, Component, DataType, VIEW_BYTES_PER_CALL};
+    let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    let n = 1 << 20;
+    let one = codec
+        .encode(&[pmix_codec::Item::one(Value::Uint8(7))])
+        .unwrap();
+    let input = Bytes::from(one.repeat(n));
+    let calls = vec![(DataType::UINT8, usize::MAX); n];
+    let (view, peak) = counting::peak_during(|| codec.view(&input, &calls));
+    let view = view.expect("a million calls view");
+    assert_eq!(view.len(), n);
+    // four bytes per value, twice that while the index doubles; the calls' index; slack
+    let bound = 8 * n + VIEW_BYTES_PER_CALL * n + (64 << 10);
+    println!(
+        "{n} one-byte calls, {} input bytes: view peak {peak} bytes ({:.1}x the input; \
+         {VIEW_BYTES_PER_CALL} bytes per call), bound {bound}",
+        input.len(),
+        peak as f64 / input.len() as f64
+    );
+    assert!(peak <= bound, "peak {peak} > {bound}");
+    // the calls term is real: without it the peak would be within 4x the input
+    assert!(peak > 4 * input.len(), "peak {peak}");
+    assert!(peak >= VIEW_BYTES_PER_CALL * n, "peak {peak}");
+}

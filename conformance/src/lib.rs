@@ -28,13 +28,16 @@
 //!   invalid vector's input and expected refusal.
 //! * [`fieldwalk`] — encode mismatches explained field by field, with the first differing
 //!   field's path, from the codec's own decoder.
-//! * [`process`] — child processes spoken to in length-prefixed frames.
+//! * [`process`] — child processes spoken to in length-prefixed frames, each in its own
+//!   process group, replies capped in size.
+//! * [`limits`] — when a vector run stops early (`--max-errors`, `--max-timeouts`).
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
 pub mod bridge;
 pub mod explain;
 pub mod fieldwalk;
+pub mod limits;
 pub mod model;
 pub mod process;
 pub mod protocol;

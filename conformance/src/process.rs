@@ -2,17 +2,44 @@
 //!
 //! Both external adapters use it: [`crate::server::ExternalServer`] (spec scenarios) and
 //! [`crate::testee::ProcessTestee`] (wire vectors). A frame is a 4-byte little-endian length
-//! followed by that many bytes; frames larger than [`MAX_FRAME`] are refused. The child's
-//! stderr is drained in the background and its tail kept for crash reports.
+//! followed by that many bytes; frames larger than [`MAX_FRAME`] are refused without
+//! reading them. The child's stderr is drained in the background and its tail kept for
+//! crash reports.
+//!
+//! The child runs in its own process group, and it is killed as a group (on a timeout, a
+//! bad frame, and when it is dropped), so what it started goes with it: a grandchild
+//! holding the pipes is killed too, and a child that exits is noticed at once even when
+//! such a grandchild keeps its stdout open.
 
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The largest frame either side may send (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
+
+/// The largest reply the runner reads from a testee or server by default (4 MiB): the
+/// largest answer a golden vector asks for is about 40 KB of JSON, and a parsed reply
+/// weighs about 35 times its text, so a reply near [`MAX_FRAME`] would cost gigabytes.
+pub const DEFAULT_MAX_REPLY: usize = 4 << 20;
+
+static MAX_REPLY: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_REPLY);
+
+/// Set the largest reply read from a child from now on (`--max-reply-bytes`; at most
+/// [`MAX_FRAME`]). A longer reply is refused from its length prefix, without reading it,
+/// and the child is killed as for any bad frame.
+pub fn set_max_reply(bytes: usize) {
+    MAX_REPLY.store(bytes.min(MAX_FRAME), Ordering::Relaxed);
+}
+
+/// The largest reply read from a child (see [`set_max_reply`]).
+pub fn max_reply() -> usize {
+    MAX_REPLY.load(Ordering::Relaxed)
+}
 
 /// Write one frame: 4-byte little-endian length, then the bytes.
 pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
@@ -24,6 +51,12 @@ pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
 
 /// Read one frame; `Ok(None)` at a clean end of stream.
 pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    read_frame_within(r, MAX_FRAME)
+}
+
+/// [`read_frame`] refusing, from its length prefix and without reading it, a frame longer
+/// than `max` bytes.
+pub fn read_frame_within(r: &mut impl Read, max: usize) -> std::io::Result<Option<Vec<u8>>> {
     let mut len = [0u8; 4];
     let mut got = 0;
     while got < 4 {
@@ -39,6 +72,15 @@ pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
         }
     }
     let len = u32::from_le_bytes(len) as usize;
+    if len > max && len <= MAX_FRAME {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "a {len}-byte reply, over the {max}-byte limit (refused unread; \
+                 --max-reply-bytes raises it, up to {MAX_FRAME})"
+            ),
+        ));
+    }
     if len > MAX_FRAME {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -88,6 +130,7 @@ impl FramedProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("{prog}: {e}"))?;
         let mut stdout = child
@@ -96,8 +139,9 @@ impl FramedProcess {
             .ok_or_else(|| "no stdout pipe".to_string())?;
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel();
+        let max = max_reply();
         std::thread::spawn(move || loop {
-            let f = read_frame(&mut stdout);
+            let f = read_frame_within(&mut stdout, max);
             let stop = !matches!(f, Ok(Some(_)));
             if tx.send(f).is_err() || stop {
                 break;
@@ -154,8 +198,7 @@ impl FramedProcess {
             self.kill();
             return Err(ExchangeError::Ended(detail));
         }
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.frames.recv_timeout(wait) {
+        match self.receive(deadline) {
             Ok(Ok(Some(frame))) => Ok(frame),
             Ok(Ok(None)) | Err(RecvTimeoutError::Disconnected) => {
                 let detail = self.end_detail();
@@ -180,6 +223,31 @@ impl FramedProcess {
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
                 Err(ExchangeError::Timeout)
+            }
+        }
+    }
+
+    /// Wait for the next frame until `deadline`, looking every 50 ms whether the child has
+    /// exited: a child that exits without answering ends the wait at once, even when a
+    /// process it started still holds its stdout (no end of stream would come then). A
+    /// frame it wrote before exiting is still taken.
+    fn receive(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<std::io::Result<Option<Vec<u8>>>, RecvTimeoutError> {
+        const SLICE: Duration = Duration::from_millis(50);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.frames.recv_timeout(left.min(SLICE)) {
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {}
+                other => return other,
+            }
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // Exited: what it wrote is in the pipe; take it if it comes promptly.
+                return match self.frames.recv_timeout(SLICE) {
+                    Err(RecvTimeoutError::Timeout) => Err(RecvTimeoutError::Disconnected),
+                    other => other,
+                };
             }
         }
     }
@@ -217,12 +285,27 @@ impl FramedProcess {
             .unwrap_or_default()
     }
 
-    /// Kill the process (idempotent).
+    /// Kill the process and every process in its group (idempotent).
     pub fn kill(&mut self) {
         self.stdin = None;
+        self.kill_group();
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.dead = true;
+    }
+
+    /// SIGKILL to the child's process group (its id is the child's pid: `process_group(0)`).
+    /// Descendants that left the group on purpose (`setsid`, `setpgid`) are out of reach.
+    fn kill_group(&self) {
+        if let Ok(pgid) = libc::pid_t::try_from(self.child.id()) {
+            if pgid > 0 {
+                // SAFETY: kill(2) with a negative pid signals that process group; no memory
+                // is shared with it.
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+            }
+        }
     }
 
     /// Close stdin (optionally after a last frame), give the process `grace` to exit on its
@@ -238,6 +321,8 @@ impl FramedProcess {
         let until = Instant::now() + grace;
         while Instant::now() < until {
             if let Ok(Some(_)) = self.child.try_wait() {
+                // It ended; what it started does not outlive it.
+                self.kill_group();
                 self.dead = true;
                 return;
             }

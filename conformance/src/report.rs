@@ -463,6 +463,33 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
 
+    /// The JSON report; with `omit_unsupported`, the cases outside the testee's declared
+    /// scope and their origins are left out (a CI artifact stays small: a run against a
+    /// one-release testee is mostly unsupported cases). Their number stays in `totals`, and
+    /// `omitted_unsupported` says how many were left out.
+    pub fn json_with(&self, omit_unsupported: bool) -> String {
+        if !omit_unsupported {
+            return self.json();
+        }
+        let mut small = self.clone();
+        small
+            .cases
+            .retain(|c| !matches!(c.outcome, Outcome::Unsupported { .. }));
+        let kept: std::collections::BTreeSet<&str> =
+            small.cases.iter().map(|c| c.id.as_str()).collect();
+        let origins = std::mem::take(&mut small.origins);
+        small.origins = origins
+            .into_iter()
+            .filter(|(id, _)| kept.contains(id.as_str()))
+            .collect();
+        let omitted = self.cases.len() - small.cases.len();
+        let mut j = serde_json::to_value(&small).unwrap_or_default();
+        if let Some(o) = j.as_object_mut() {
+            o.insert("omitted_unsupported".into(), omitted.into());
+        }
+        serde_json::to_string_pretty(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
     /// JUnit XML text: one `<testsuite>` per group.
     pub fn junit(&self) -> String {
         self.junit_with(false)

@@ -85,9 +85,64 @@ pub struct Capabilities {
     pub buffers: Vec<String>,
     /// Release profiles whose behaviour it reproduces (`4.2`, `master`).
     pub releases: Vec<String>,
+    /// Integers beyond 2^53 travel as decimal strings, both ways (for JSON libraries that
+    /// hold numbers as doubles); default `false`: bare JSON numbers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integers_as_strings: bool,
 }
 
+/// The keys of a `capabilities` answer (TESTEE.md); any other key is refused, so that a
+/// typo (`release` for `releases`) is one clear error, not a silently empty scope.
+pub const CAPABILITY_KEYS: [&str; 7] = [
+    "name",
+    "version",
+    "protocol",
+    "components",
+    "buffers",
+    "releases",
+    "integers_as_strings",
+];
+
 impl Capabilities {
+    /// Read a `capabilities` answer, refusing an unknown key, a missing one or a value of
+    /// the wrong type with a message naming the key and the valid ones.
+    pub fn parse(frame: &[u8]) -> Result<Capabilities, String> {
+        let valid = CAPABILITY_KEYS.join(" ");
+        let j: J = serde_json::from_slice(frame)
+            .map_err(|e| format!("the answer to capabilities is not JSON ({e})"))?;
+        let o = j.as_object().ok_or_else(|| {
+            format!("the answer to capabilities is not an object (keys: {valid})")
+        })?;
+        for k in o.keys() {
+            if !CAPABILITY_KEYS.contains(&k.as_str()) {
+                return Err(format!(
+                    "the answer to capabilities has an unknown key {k:?} (valid keys: {valid})"
+                ));
+            }
+        }
+        for (k, want) in [
+            ("name", "a string"),
+            ("protocol", "an integer"),
+            ("components", "a list of strings"),
+            ("buffers", "a list of strings"),
+            ("releases", "a list of strings"),
+        ] {
+            if !o.contains_key(k) {
+                return Err(format!(
+                    "the answer to capabilities lacks the key {k:?} ({want}; valid keys: {valid})"
+                ));
+            }
+        }
+        serde_json::from_value::<Capabilities>(j.clone()).map_err(|e| {
+            let key = CAPABILITY_KEYS
+                .iter()
+                .find(|k| e.to_string().contains(&format!("`{k}`")) || wrong_type(o, k))
+                .map(|k| format!(" in key {k:?}"))
+                .unwrap_or_default();
+            format!("the answer to capabilities has a value of the wrong type{key} ({e}; valid keys: {valid})")
+        })
+    }
+
     /// `Err(reason)` when the testee lacks the component, buffer kind or release profile.
     pub fn supports(
         &self,
@@ -185,6 +240,39 @@ impl Capabilities {
         } else {
             format!("{} {}", self.name, self.version)
         }
+    }
+}
+
+/// The largest integer every JSON library keeps exactly (a double's 53-bit mantissa).
+pub const EXACT_IN_A_DOUBLE: u64 = (1 << 53) - 1;
+
+/// Turn every integer of `j` beyond ±[`EXACT_IN_A_DOUBLE`] into its decimal string (what a
+/// testee declaring `integers_as_strings` is sent); the JSON model reads such strings back
+/// as integers wherever an integer is expected.
+pub fn integers_to_strings(j: &mut J) {
+    match j {
+        J::Number(n) => {
+            let big = n.as_u64().is_some_and(|u| u > EXACT_IN_A_DOUBLE)
+                || n.as_i64()
+                    .is_some_and(|i| i.unsigned_abs() > EXACT_IN_A_DOUBLE);
+            if big {
+                *j = J::String(n.to_string());
+            }
+        }
+        J::Array(a) => a.iter_mut().for_each(integers_to_strings),
+        J::Object(o) => o.values_mut().for_each(integers_to_strings),
+        _ => {}
+    }
+}
+
+/// Whether key `k` of a capabilities answer holds a value of the wrong JSON type.
+fn wrong_type(o: &serde_json::Map<String, J>, k: &str) -> bool {
+    match (k, o.get(k)) {
+        (_, None) => false,
+        ("name" | "version", Some(v)) => !v.is_string(),
+        ("protocol", Some(v)) => !v.is_u64(),
+        ("integers_as_strings", Some(v)) => !v.is_boolean(),
+        (_, Some(v)) => !v.as_array().is_some_and(|a| a.iter().all(J::is_string)),
     }
 }
 
@@ -329,6 +417,7 @@ pub fn codec_capabilities(name: &str) -> Capabilities {
             .map(|k| k.name().to_string())
             .collect(),
         releases: Release::ALL.iter().map(|r| r.name().to_string()).collect(),
+        integers_as_strings: false,
     }
 }
 
@@ -515,8 +604,10 @@ impl ProcessTestee {
                 ExchangeError::Ended(d) => format!("it ended during capabilities: {d}"),
                 ExchangeError::BadFrame(d) => format!("bad frame in answer to capabilities: {d}"),
             })?;
-        let caps: Capabilities = serde_json::from_slice(&frame)
-            .map_err(|e| format!("invalid answer to capabilities ({e}): {}", snippet(&frame)))?;
+        let caps = Capabilities::parse(&frame).map_err(|e| {
+            p.kill();
+            format!("{e}: {}", snippet(&frame))
+        })?;
         if caps.protocol != TESTEE_PROTOCOL {
             p.kill();
             return Err(format!(
@@ -623,8 +714,16 @@ impl Testee for ProcessTestee {
             // A fresh process: starting it does not count against the case.
             self.deadline = Some(Instant::now() + self.timeout);
         }
-        let body = serde_json::to_vec(req)
-            .map_err(|e| TesteeError::Start(format!("cannot encode the request: {e}")))?;
+        let strings = self.caps.as_ref().is_some_and(|c| c.integers_as_strings);
+        let body = if strings {
+            let mut j = serde_json::to_value(req)
+                .map_err(|e| TesteeError::Start(format!("cannot encode the request: {e}")))?;
+            integers_to_strings(&mut j);
+            serde_json::to_vec(&j)
+        } else {
+            serde_json::to_vec(req)
+        }
+        .map_err(|e| TesteeError::Start(format!("cannot encode the request: {e}")))?;
         let timeout = self.timeout;
         // The case's budget (set by begin_case).
         let deadline = self
@@ -809,6 +908,7 @@ mod tests {
             components: vec!["v41".into()],
             buffers: vec!["non-described".into()],
             releases: vec!["4.2".into()],
+            integers_as_strings: false,
         };
         assert!(c
             .supports(

@@ -22,6 +22,7 @@
 
 use crate::explain::{self, Explanation, FieldDiff, InvalidInput, Refusal};
 use crate::fieldwalk;
+pub use crate::limits::Limits;
 use crate::report::{CaseResult, CaseRun, Origin, Outcome, Report};
 use crate::status_mode::{Accepted, StatusMode};
 use crate::testee::{unhex, Capabilities, Reply, Request, Testee, TesteeError};
@@ -763,11 +764,31 @@ pub fn run_in(
     progress: bool,
     mode: StatusMode,
 ) -> Vec<CaseRun> {
+    run_limited(cases, testee, progress, mode, &Limits::default()).0
+}
+
+/// [`run_in`], stopping early when `limits` are reached; then also why it stopped.
+pub fn run_limited(
+    cases: &[Case<'_>],
+    testee: &mut dyn Testee,
+    progress: bool,
+    mode: StatusMode,
+    limits: &Limits,
+) -> (Vec<CaseRun>, Option<String>) {
+    let (mut errors, mut timeouts, mut stopped) = (0usize, 0usize, None);
     let progress = progress && std::io::stderr().is_terminal();
     let mut caps: Result<Capabilities, TesteeError> = testee.capabilities();
     let mut out = Vec::with_capacity(cases.len());
     let t_all = Instant::now();
     for (n, case) in cases.iter().enumerate() {
+        if let Some(why) = limits.reached(errors, timeouts) {
+            stopped = Some(format!(
+                "stopped early: {why}; {n} of {} cases run, {} not run",
+                cases.len(),
+                cases.len() - n
+            ));
+            break;
+        }
         if progress && n % 500 == 0 {
             eprint!(
                 "\r  {n}/{} cases, {:.0} s",
@@ -790,6 +811,10 @@ pub fn run_in(
                 }
             },
         };
+        if matches!(verdict.outcome, Outcome::Error { .. }) {
+            errors += 1;
+            timeouts += usize::from(verdict.signature.as_deref() == Some("timeout"));
+        }
         out.push(CaseRun {
             result: CaseResult {
                 id: case.id.clone(),
@@ -809,7 +834,7 @@ pub fn run_in(
     if progress {
         eprint!("\r{}\r", " ".repeat(40));
     }
-    out
+    (out, stopped)
 }
 
 /// Where a vector's expectation comes from: recorded by the library its file names, or
@@ -841,6 +866,8 @@ pub struct SuiteRun {
     pub complete: BTreeSet<String>,
     /// Wall time of the whole run.
     pub elapsed: Duration,
+    /// Why the run stopped before its last case (`--max-errors`, `--max-timeouts`).
+    pub stopped: Option<String>,
 }
 
 /// Replay `sets` (the cases whose id contains `filter`) against `testee`, judge the result
@@ -865,10 +892,32 @@ pub fn run_suite_in(
     progress: bool,
     mode: StatusMode,
 ) -> SuiteRun {
+    run_suite_limited(
+        sets,
+        filter,
+        testee,
+        xfail,
+        progress,
+        mode,
+        &Limits::default(),
+    )
+}
+
+/// [`run_suite_in`], stopping early when `limits` are reached (the cases not run are not in
+/// the report, and no file counts as replayed in full).
+pub fn run_suite_limited(
+    sets: &[VectorSet],
+    filter: Option<&str>,
+    testee: &mut dyn Testee,
+    xfail: Option<&ExpectedFailures>,
+    progress: bool,
+    mode: StatusMode,
+    limits: &Limits,
+) -> SuiteRun {
     let t0 = Instant::now();
     let all = cases(sets, filter);
-    let mut runs = run_in(&all, testee, progress, mode);
-    let complete: BTreeSet<String> = if filter.is_some() {
+    let (mut runs, stopped) = run_limited(&all, testee, progress, mode, limits);
+    let complete: BTreeSet<String> = if filter.is_some() || stopped.is_some() {
         BTreeSet::new()
     } else {
         sets.iter().map(|s| s.prefix.clone()).collect()
@@ -879,7 +928,7 @@ pub fn run_suite_in(
     };
     let mut report = Report::new("vectors", testee.describe());
     report.status_mode = Some(mode);
-    for c in &all {
+    for c in all.iter().take(runs.len()) {
         report.origins.insert(c.id.clone(), origin(c.set, c.vector));
     }
     for c in &runs {
@@ -899,6 +948,7 @@ pub fn run_suite_in(
         runs,
         complete,
         elapsed: t0.elapsed(),
+        stopped,
     }
 }
 

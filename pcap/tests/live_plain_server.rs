@@ -23,6 +23,7 @@ fn limits() -> Limits {
         handshake: Duration::from_secs(10),
         reply: Duration::from_secs(10),
         max_payload: 16 << 20,
+        ..Limits::default()
     }
 }
 

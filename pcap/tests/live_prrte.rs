@@ -86,6 +86,7 @@ fn live_capture_of_a_prrte_tool_conversation_decodes_as_the_peer_logged() {
             handshake: Duration::from_secs(10),
             reply: Duration::from_secs(30),
             max_payload: 16 << 20,
+            ..Limits::default()
         },
         ready_wait: Duration::from_secs(30),
     };

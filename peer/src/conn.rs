@@ -36,7 +36,19 @@ pub struct Limits {
     /// Largest payload accepted from the server (a job-info answer with topology XML is
     /// ~17 KB; the default leaves a wide margin).
     pub max_payload: u32,
+    /// Most messages the transcript keeps (both ways). A server that sends more (a flood
+    /// on a tag nobody asked for, say) ends the conversation with
+    /// [`PeerError::Malformed`] `transcript` instead of growing it without bound.
+    pub max_transcript_messages: usize,
+    /// Most bytes the transcript keeps (both ways, headers included).
+    pub max_transcript_bytes: usize,
 }
+
+/// The transcript's default bounds: far above any real conversation (the longest recorded,
+/// PRRTE's v51, is 24 messages of 40 KB in all).
+pub const DEFAULT_TRANSCRIPT_MESSAGES: usize = 10_000;
+/// See [`DEFAULT_TRANSCRIPT_MESSAGES`] (64 MiB).
+pub const DEFAULT_TRANSCRIPT_BYTES: usize = 64 << 20;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -45,6 +57,8 @@ impl Default for Limits {
             handshake: Duration::from_secs(10),
             reply: Duration::from_secs(30),
             max_payload: 16 << 20,
+            max_transcript_messages: DEFAULT_TRANSCRIPT_MESSAGES,
+            max_transcript_bytes: DEFAULT_TRANSCRIPT_BYTES,
         }
     }
 }
@@ -77,8 +91,11 @@ pub struct Peer {
     events: VecDeque<Event>,
     /// Frames that arrived on a tag nobody is waiting for (kept, bounded).
     pub stray: Vec<Frame>,
-    /// Every message both ways, in order.
+    /// Every message both ways, in order (bounded by [`Limits::max_transcript_messages`]
+    /// and [`Limits::max_transcript_bytes`]).
     pub transcript: Vec<Exchange>,
+    /// Bytes in `transcript`.
+    transcript_bytes: usize,
 }
 
 fn io_err(what: &str) -> impl FnOnce(std::io::Error) -> PeerError + '_ {
@@ -227,6 +244,7 @@ impl Peer {
             next_tag: TAG_DYNAMIC,
             events: VecDeque::new(),
             stray: Vec::new(),
+            transcript_bytes: transcript.iter().map(|x| x.bytes.len()).sum(),
             transcript: transcript.clone(),
         };
         Ok((peer, transcript))
@@ -250,12 +268,12 @@ impl Peer {
             .set_write_timeout(Some(self.limits.reply))
             .map_err(io_err("set write timeout"))?;
         self.stream.write_all(&wire).map_err(io_err(what))?;
-        self.transcript.push(Exchange {
+        self.record(Exchange {
             direction: Direction::Sent,
             bytes: wire,
             what: what.to_string(),
             items: None,
-        });
+        })?;
         Ok(tag)
     }
 
@@ -321,13 +339,41 @@ impl Peer {
         } else {
             format!("reply:{what}")
         };
-        self.transcript.push(Exchange {
+        self.record(Exchange {
             direction: Direction::Received,
             bytes: frame.to_wire(),
             what: label,
             items: None,
-        });
+        })?;
         Ok(frame)
+    }
+
+    /// Keep `x` in the transcript, or refuse it when the transcript is full (the
+    /// conversation cannot go on without losing its record).
+    fn record(&mut self, x: Exchange) -> Result<()> {
+        let bytes = self.transcript_bytes.saturating_add(x.bytes.len());
+        let (count, most, most_bytes) = (
+            self.transcript.len(),
+            self.limits.max_transcript_messages,
+            self.limits.max_transcript_bytes,
+        );
+        if count >= most || bytes > most_bytes {
+            return Err(PeerError::malformed(
+                "transcript",
+                format!(
+                    "the transcript is full ({count} messages, {} bytes; limits {most} \
+                     messages, {most_bytes} bytes): message {} ({}, {} bytes) refused; \
+                     the server sent more than this conversation needs",
+                    self.transcript_bytes,
+                    count + 1,
+                    x.what,
+                    x.bytes.len()
+                ),
+            ));
+        }
+        self.transcript_bytes = bytes;
+        self.transcript.push(x);
+        Ok(())
     }
 
     /// Wait for the reply on `tag`, setting events aside. Bounded by `bound`.

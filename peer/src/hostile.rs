@@ -286,6 +286,7 @@ pub fn run(
         handshake: Duration::from_secs(5),
         reply: budget.per_case,
         max_payload: 16 << 20,
+        ..Limits::default()
     };
     let t0 = Instant::now();
     let good = ConnectRequest::tool(Identity::ToolNeedsId, component).encode()?;

@@ -111,6 +111,7 @@ fn plan(component: Component, node: &str) -> Plan {
             handshake: Duration::from_secs(10),
             reply: Duration::from_secs(30),
             max_payload: 16 << 20,
+            ..Limits::default()
         },
         ready_wait: Duration::from_secs(30),
     }

@@ -16,6 +16,7 @@ fn limits() -> Limits {
         handshake: Duration::from_secs(5),
         reply: Duration::from_secs(5),
         max_payload: 16 << 20,
+        ..Limits::default()
     }
 }
 

@@ -103,6 +103,18 @@ struct VectorArgs {
     /// At most this many failing cases are listed on the console (--json and --junit have all).
     #[arg(long, default_value_t = 50)]
     max_failures: usize,
+    /// Stop the run once N cases ended in an error (crash, timeout, garbage, ...): the
+    /// report has the cases run so far, the summary says why it stopped, and the run fails.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_errors: Option<u64>,
+    /// Stop the run once N cases timed out (each costs --timeout).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_timeouts: Option<u64>,
+    /// The largest reply read from the testee, in bytes (default 4 MiB, about 100 times the
+    /// largest answer a vector asks for); a longer one is refused unread and the case is an
+    /// error.
+    #[arg(long, value_name = "BYTES", default_value_t = pmix_conformance::process::DEFAULT_MAX_REPLY)]
+    max_reply_bytes: usize,
     /// How an invalid vector's status is judged: `exact` (that status), `class` (any status
     /// of its class: unreadable, unsupported, resource; see TESTEE.md), `reject` (any
     /// refusal). Always at the expected call; a success never passes.
@@ -137,6 +149,10 @@ struct ReportArgs {
     /// Leave unsupported (out-of-scope) cases out of the --junit file.
     #[arg(long, requires = "junit")]
     junit_omit_unsupported: bool,
+    /// Leave unsupported (out-of-scope) cases and their origins out of the --json report
+    /// (their number stays in its totals, and `omitted_unsupported` says how many).
+    #[arg(long, requires = "json")]
+    json_omit_unsupported: bool,
     /// List passing cases too.
     #[arg(long, short)]
     verbose: bool,
@@ -154,6 +170,10 @@ struct ScenarioArgs {
     /// Per-request timeout for an external server, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+    /// The largest reply read from the server, in bytes (default 4 MiB); a longer one is
+    /// refused unread.
+    #[arg(long, value_name = "BYTES", default_value_t = pmix_conformance::process::DEFAULT_MAX_REPLY)]
+    max_reply_bytes: usize,
     /// Wire component for info arrays.
     #[arg(long, default_value = "v61")]
     component: String,
@@ -188,7 +208,7 @@ struct ScenarioArgs {
 
 fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), String> {
     if args.json {
-        outln!("{}", report.json());
+        outln!("{}", report.json_with(args.json_omit_unsupported));
     } else {
         out!("{}", report.console_limited(args.verbose, max_failures));
     }
@@ -201,6 +221,7 @@ fn emit(report: &Report, args: &ReportArgs, max_failures: usize) -> Result<(), S
 
 fn scenarios_cmd(a: ScenarioArgs) -> Result<bool, String> {
     let format = WireFormat::parse(&a.component, &a.kind)?;
+    pmix_conformance::process::set_max_reply(a.max_reply_bytes);
     let mut all = scenarios::load_dir(&a.dir).map_err(|e| e.to_string())?;
     if let Some(f) = &a.filter {
         all.retain(|s| s.id.contains(f.as_str()));
@@ -325,25 +346,34 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
         if !(a.timeout.is_finite() && a.timeout > 0.0) {
             return Err("--timeout must be a positive number of seconds".into());
         }
+        pmix_conformance::process::set_max_reply(a.max_reply_bytes);
         Box::new(ProcessTestee::new(
             a.testee.clone(),
             Duration::from_secs_f64(a.timeout),
         ))
     };
-    // A declared scope with a typo would make every case unsupported: refuse it up front.
-    if let Ok(caps) = testee.capabilities() {
-        caps.validate()?;
-    }
-    let run = vectors::run_suite_in(
+    // A testee that cannot start, or declares a scope with a typo, would make every case an
+    // error or unsupported: one clear error instead, up front.
+    let caps = testee.capabilities().map_err(|e| e.to_string())?;
+    caps.validate()?;
+    let limits = vectors::Limits {
+        max_errors: a.max_errors.map(|n| n as usize),
+        max_timeouts: a.max_timeouts.map(|n| n as usize),
+    };
+    let run = vectors::run_suite_limited(
         &sets,
         filter,
         testee.as_mut(),
         xfail.as_ref(),
         !a.report.json,
         a.status_mode,
+        &limits,
     );
     drop(testee);
     emit(&run.report, &a.report, a.max_failures)?;
+    if let Some(why) = &run.stopped {
+        eprintln!("pmix-conformance: {why}");
+    }
     if !a.report.json {
         outln!(
             "{} cases from {} vector files in {:.2} s",
@@ -372,7 +402,7 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
     for v in &verdicts {
         eprintln!("pmix-conformance: {v}");
     }
-    Ok(run.report.ok() && verdicts.is_empty())
+    Ok(run.report.ok() && verdicts.is_empty() && run.stopped.is_none())
 }
 
 /// Load an expected-results file: a JSON object mapping total names to numbers.

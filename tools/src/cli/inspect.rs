@@ -165,11 +165,14 @@ impl Observer for Collector {
 /// only, `types == None`) discovering each call's type from its tags, and keep the tree.
 pub fn dissect(codec: &Codec, bytes: &[u8], types: Option<&[DataType]>) -> Dissection {
     let mut collector = Collector::default();
-    let result = codec.decode_observed(bytes, types, &mut collector);
+    // Only the number of items is kept: the values are not shown from here.
+    let result = codec
+        .decode_observed(bytes, types, &mut collector)
+        .map(|items| items.len());
     let items_tree = collector.finish();
     let consumed = items_tree.last().map(Node::end).unwrap_or(0);
     let (items, error) = match result {
-        Ok(items) => (items.len(), None),
+        Ok(items) => (items, None),
         Err(e) => (e.item, Some(e)),
     };
     let mut fields = Vec::new();

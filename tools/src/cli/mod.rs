@@ -6,8 +6,10 @@
 //! [`EXIT_IO`] 3 (a file or stream could not be read or written). With `--json` on the
 //! command line, an error is also one JSON object on stdout ([`script::failure_json`]).
 
+mod decode;
 pub mod input;
 pub mod inspect;
+pub mod memory;
 pub mod pcap;
 pub mod script;
 pub mod tables;
@@ -579,7 +581,7 @@ fn dispatch(
     err: &mut dyn Write,
 ) -> Result<i32, Failure> {
     match cli.cmd {
-        Cmd::Decode(a) => decode(a, stdin, out, err),
+        Cmd::Decode(a) => decode::decode(a, stdin, out, err),
         Cmd::Inspect(a) => inspect(a, stdin, out),
         Cmd::Encode(a) => encode(a, stdin, out),
         Cmd::Types(a) if a.json => {
@@ -798,110 +800,20 @@ fn need_types(codec: &Codec, types: &[DataType]) -> Result<(), Failure> {
     Ok(())
 }
 
-fn decode(
-    a: DecodeArgs,
-    stdin: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Failure> {
-    let codec = a.codec.codec();
-    need_types(&codec, &a.types)?;
-    let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
-    if a.output == DecodeOutput::Index {
-        return index(&codec, &a, bytes, out, err);
-    }
-    // The dissection tells where the last call ends (for the trailing-bytes warning).
-    let types = (!a.types.is_empty()).then_some(a.types.as_slice());
-    let walk = inspect::dissect(&codec, &bytes, types);
-    let items = if a.types.is_empty() {
-        codec.decode_described(&bytes)
-    } else {
-        codec.decode(&bytes, &a.types)
-    }
-    .map_err(Failure::Pmix)?;
-    if a.output == DecodeOutput::Tree {
-        out.write_all(tree::render(&items).as_bytes())?;
-    } else {
-        let j = items_to_json(&items);
-        let s = if a.compact || a.json {
-            serde_json::to_string(&j)
-        } else {
-            serde_json::to_string_pretty(&j)
-        }
-        .unwrap_or_default();
-        writeln!(out, "{s}")?;
-    }
-    // The codec ignores what follows the last call; say so.
-    if walk.error.is_none() && walk.consumed < bytes.len() {
-        let n = bytes.len() - walk.consumed;
-        let _ = writeln!(
-            err,
-            "warning: {n} trailing byte(s) from byte {} were not decoded",
-            walk.consumed
-        );
-    }
-    Ok(EXIT_OK)
-}
-
-/// `decode -o index`: the calls of a view (`Codec::view`), no value decoded.
-fn index(
-    codec: &Codec,
-    a: &DecodeArgs,
-    bytes: Vec<u8>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Failure> {
-    if a.types.is_empty() {
-        return Err(Failure::Usage(
-            "-o index needs the calls' types: pass --types (e.g. --types INFO)".into(),
-        ));
-    }
-    let input = pmix_codec::Bytes::from(bytes);
-    let calls: Vec<(DataType, usize)> = a.types.iter().map(|t| (*t, usize::MAX)).collect();
-    let view = codec.view(&input, &calls).map_err(Failure::Pmix)?;
-    let rows: Vec<serde_json::Value> = view
-        .calls()
-        .map(|c| {
-            // the largest value by its wire bytes, the first of equals
-            let largest = (0..c.len())
-                .filter_map(|i| c.value_range(i).map(|r| (i, r.len())))
-                .fold(None, |best: Option<(usize, usize)>, (i, n)| match best {
-                    Some((_, m)) if m >= n => best,
-                    _ => Some((i, n)),
-                });
-            serde_json::json!({
-                "type": c.ty().name().map_or_else(|| c.ty().0.to_string(), str::to_string),
-                "count": c.len(),
-                "start": c.range().start,
-                "end": c.range().end,
-                "largest": largest.map(|(i, n)| serde_json::json!({"index": i, "bytes": n})),
-            })
-        })
-        .collect();
-    let j = serde_json::Value::Array(rows);
-    let text = if a.compact {
-        serde_json::to_string(&j)
-    } else {
-        serde_json::to_string_pretty(&j)
-    }
-    .unwrap_or_default();
-    writeln!(out, "{text}")?;
-    if view.consumed() < input.len() {
-        let _ = writeln!(
-            err,
-            "warning: {} trailing byte(s) from byte {} were not decoded",
-            input.len() - view.consumed(),
-            view.consumed()
-        );
-    }
-    Ok(EXIT_OK)
-}
-
 fn inspect(a: InspectArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32, Failure> {
     let codec = a.codec.codec();
     need_types(&codec, &a.types)?;
     let bytes = input::bytes(&a.input.hex, a.input.file.as_ref(), a.input.format, stdin)?;
     let types = (!a.types.is_empty()).then_some(a.types.as_slice());
+    // Refuse what does not fit before building it (`memory`): a first pass keeps counts.
+    let mut tally = memory::Tally::default();
+    if let Err(e) = codec.decode_observed(&bytes, types, &mut tally) {
+        if e.status == pmix_codec::Status(-32) {
+            return Err(Failure::Pmix(e));
+        }
+    }
+    let need = memory::dissection_need(&tally, bytes.len(), a.json);
+    memory::reserve_or_nomem(need, "this dissection")?;
     let d = inspect::dissect(&codec, &bytes, types);
     if a.json {
         let mut j = inspect::to_json(&d, &bytes);

@@ -4,16 +4,19 @@ use pmix_codec::json::value_to_json;
 use pmix_codec::Item;
 use serde_json::Value as J;
 
-/// Items as an indented tree: one line per value, structures opened field by field.
-pub fn render(items: &[Item]) -> String {
+/// Items as an indented tree, one line per value, structures opened field by field;
+/// written value by value to `w` (the tree of a large message is never held whole).
+pub fn write(w: &mut dyn std::io::Write, items: &[Item]) -> std::io::Result<()> {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
-        out.push_str(&format!("item {i}: {} x{}\n", item.ty, item.values.len()));
+        writeln!(w, "item {i}: {} x{}", item.ty, item.values.len())?;
         for (k, v) in item.values.iter().enumerate() {
+            out.clear();
             node(&mut out, 1, &format!("[{k}]"), &value_to_json(v));
+            w.write_all(out.as_bytes())?;
         }
     }
-    out
+    Ok(())
 }
 
 fn scalar(j: &J) -> Option<String> {
