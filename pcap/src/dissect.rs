@@ -7,6 +7,11 @@
 //! (the least recently active is dropped, and said so, past that), at most
 //! [`Options::max_buffered`] bytes held for all of them (frames being assembled and segments
 //! waiting out of order), a frame at most [`Options::max_frame`] bytes.
+//!
+//! One file (about 1,050 lines) on purpose: the connection table, stream reassembly and the
+//! memory budget are one state machine whose invariants (bytes held, connections kept) are
+//! kept in one place; capture parsing, the handshake, message decoding and events are
+//! their own modules.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use pmix_codec::{Codec, DataType, Info, Status, Unpacker, Value};
 
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo, Writer};
 
 /// `pmix_cmd_t` values a client sends (`src/include/pmix_globals.h`).

@@ -20,11 +20,13 @@ pub mod job;
 pub mod launch;
 pub mod record;
 pub mod server;
+pub mod shared;
 pub mod state;
 
 pub use job::Job;
 pub use launch::Launch;
-pub use server::{Config, Server};
+pub use server::Server;
+pub use shared::{Config, Logged, Shared};
 
 /// The version this server states in its URI files (as OpenPMIx writes `v<version>`).
 pub const VERSION_LINE: &str = concat!("pmix-server-", env!("CARGO_PKG_VERSION"));

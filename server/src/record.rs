@@ -17,7 +17,7 @@ use pmix_ptl::transcript::Direction;
 use serde_json::{json, Value as J};
 
 use crate::handlers::cmd;
-use crate::server::Logged;
+use crate::shared::Logged;
 
 fn one(u: &mut Unpacker<'_>, ty: DataType, out: &mut Vec<Item>) -> Option<pmix_codec::Value> {
     let item = u.unpack(ty, 1).ok()?;

@@ -1,0 +1,120 @@
+//! What the listener and the request handlers share: the configuration, the state behind
+//! its lock, and the bounded transcript. Its own module so that the handlers and the
+//! listener both depend on it, not on each other.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use pmix_codec::Codec;
+use pmix_ptl::frame::HEADER_LEN;
+use pmix_ptl::transcript::{Direction, Exchange};
+
+use crate::job::Job;
+use crate::state::{send, Outbox, State};
+
+/// How the server behaves.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The job it hosts.
+    pub job: Job,
+    /// The server's own nspace (in the URI and the tool reply).
+    pub server_nspace: String,
+    /// Largest payload accepted from a peer (bytes).
+    pub max_payload: u32,
+    /// Bound on reading a connect message.
+    pub handshake: Duration,
+    /// Keep a transcript of every message (bounded by `max_transcript` messages).
+    pub record: bool,
+    /// At most this many messages are kept in the transcript.
+    pub max_transcript: usize,
+    /// At most this many connections at once (a thread each); more are closed at once.
+    pub max_connections: usize,
+}
+
+impl Config {
+    /// Defaults for `job`.
+    pub fn new(job: Job) -> Config {
+        Config {
+            server_nspace: format!("native-server-{}", std::process::id()),
+            job,
+            max_payload: 16 << 20,
+            handshake: Duration::from_secs(10),
+            record: false,
+            max_transcript: 100_000,
+            max_connections: 1024,
+        }
+    }
+}
+
+/// One message of a connection, kept when [`Config::record`] is set.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    /// The connection.
+    pub conn: u32,
+    /// The codec it spoke (after the handshake).
+    pub codec: Option<Codec>,
+    /// The message (direction seen from the server).
+    pub exchange: Exchange,
+}
+
+/// What the server shares between its threads.
+pub struct Shared {
+    /// The configuration.
+    pub config: Config,
+    /// The state.
+    pub state: Mutex<State>,
+    /// Signalled whenever a rank finalizes, goes or aborts.
+    pub changed: Condvar,
+    /// The transcript, when recording.
+    pub transcript: Mutex<Vec<Logged>>,
+    pub(crate) next_conn: AtomicU32,
+    pub(crate) next_tool: AtomicU32,
+    pub(crate) open: AtomicUsize,
+    pub(crate) stop: AtomicBool,
+}
+
+impl Shared {
+    /// Record one message, if recording (bounded).
+    pub fn log(
+        &self,
+        conn: u32,
+        codec: Option<Codec>,
+        direction: Direction,
+        what: &str,
+        bytes: Vec<u8>,
+    ) {
+        if !self.config.record {
+            return;
+        }
+        let mut t = self.transcript.lock().unwrap_or_else(|e| e.into_inner());
+        if t.len() < self.config.max_transcript {
+            t.push(Logged {
+                conn,
+                codec,
+                exchange: Exchange {
+                    direction,
+                    bytes: bytes.into(),
+                    what: what.to_string(),
+                    items: None,
+                },
+            });
+        }
+    }
+
+    /// Send every reply of `out`, logging each; a failed send is the receiver's loss.
+    pub fn flush(&self, out: Outbox) {
+        for (to, payload) in out {
+            if self.config.record {
+                let mut wire = Vec::with_capacity(HEADER_LEN + payload.len());
+                wire.extend_from_slice(&0i32.to_be_bytes());
+                wire.extend_from_slice(&to.tag.to_be_bytes());
+                wire.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+                wire.extend_from_slice(&0u32.to_be_bytes());
+                wire.extend_from_slice(&payload);
+                self.log(to.conn, Some(to.codec), Direction::Sent, "reply", wire);
+            }
+            let _ = send(&to, &payload);
+        }
+    }
+}
