@@ -352,6 +352,16 @@ pub fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
             qualifiers: q.qualifiers.iter().map(ni).collect(),
         })),
         Value::DataArray(d) => Value::array(d.ty, d.values.iter().map(n).collect()),
+        // A REGATTR description is a C argv: the library packs it up to its first NULL.
+        Value::Regattr(r) => Value::Regattr(Box::new(Regattr {
+            description: r
+                .description
+                .iter()
+                .take_while(|d| d.is_some())
+                .cloned()
+                .collect(),
+            ..(**r).clone()
+        })),
         Value::ProcStats(p) => Value::ProcStats(Box::new(ProcStats {
             pss: f(p.pss),
             vsize: f(p.vsize),
