@@ -53,9 +53,15 @@ fn examples(text: &str) -> Vec<Example> {
         let mut parts = head.splitn(4, ' ');
         let (comp, buffer, ty, values) = (
             parts.next().unwrap(),
-            parts.next().unwrap_or_else(|| panic!("line {line}: no buffer kind")),
-            parts.next().unwrap_or_else(|| panic!("line {line}: no type")),
-            parts.next().unwrap_or_else(|| panic!("line {line}: no values")),
+            parts
+                .next()
+                .unwrap_or_else(|| panic!("line {line}: no buffer kind")),
+            parts
+                .next()
+                .unwrap_or_else(|| panic!("line {line}: no type")),
+            parts
+                .next()
+                .unwrap_or_else(|| panic!("line {line}: no values")),
         );
         let (component, release) = match comp.split_once('@') {
             Some((c, r)) => (c.to_string(), Some(r.to_string())),
@@ -106,9 +112,7 @@ fn is_example(f: &VectorFile, v: &pmix_codec::vectors::Vector, ex: &Example) -> 
         return false;
     }
     match (ex.refused, v.result, &v.error) {
-        (Some(status), Outcome::Invalid, Some(e)) => {
-            e.phase == Phase::Decode && e.status == status
-        }
+        (Some(status), Outcome::Invalid, Some(e)) => e.phase == Phase::Decode && e.status == status,
         (None, Outcome::Valid | Outcome::Acceptable, _) => item["values"] == ex.values,
         _ => false,
     }
@@ -166,10 +170,35 @@ fn wire_md_has_an_example_for_every_family_buffer_kind_and_type_class() {
         }
     }
     let classes = [
-        "UINT32", "UINT64", "INT64", "INT16", "INT", "UINT", "SIZE", "PID", "STATUS", "BOOL",
-        "STRING", "BYTE_OBJECT", "DOUBLE", "BUFFER", "PROC", "TIMEVAL", "PROC_INFO", "ENVAR",
-        "GEOMETRY", "REGEX", "REGEX2", "VALUE", "INFO", "KVAL", "PDATA", "DATA_ARRAY",
-        "INFO_ARRAY", "APP", "QUERY",
+        "UINT32",
+        "UINT64",
+        "INT64",
+        "INT16",
+        "INT",
+        "UINT",
+        "SIZE",
+        "PID",
+        "STATUS",
+        "BOOL",
+        "STRING",
+        "BYTE_OBJECT",
+        "DOUBLE",
+        "BUFFER",
+        "PROC",
+        "TIMEVAL",
+        "PROC_INFO",
+        "ENVAR",
+        "GEOMETRY",
+        "REGEX",
+        "REGEX2",
+        "VALUE",
+        "INFO",
+        "KVAL",
+        "PDATA",
+        "DATA_ARRAY",
+        "INFO_ARRAY",
+        "APP",
+        "QUERY",
     ];
     for ty in classes {
         assert!(
@@ -177,7 +206,10 @@ fn wire_md_has_an_example_for_every_family_buffer_kind_and_type_class() {
             "WIRE.md has no worked example of {ty}"
         );
     }
-    assert!(exs.iter().any(|e| e.refused.is_some()), "no refused example");
+    assert!(
+        exs.iter().any(|e| e.refused.is_some()),
+        "no refused example"
+    );
 }
 
 #[test]
@@ -193,6 +225,10 @@ fn a_wrong_byte_in_an_example_is_found() {
         let found = files
             .iter()
             .any(|f| f.tests.iter().any(|v| is_example(f, v, ex)));
-        assert!(!found, "WIRE.md line {}: a changed byte still matched", ex.line);
+        assert!(
+            !found,
+            "WIRE.md line {}: a changed byte still matched",
+            ex.line
+        );
     }
 }

@@ -47,11 +47,7 @@ fn the_builtin_codec_passes_every_recorded_vector() {
 
     let run = run_suite(&sets, None, &mut BuiltinTestee, None, false);
     let r = &run.report;
-    println!(
-        "{} ({:.2} s)",
-        r.summary_line(),
-        run.elapsed.as_secs_f64()
-    );
+    println!("{} ({:.2} s)", r.summary_line(), run.elapsed.as_secs_f64());
     assert_eq!(r.totals.total, n, "every vector is a case");
     assert!(r.ok(), "{}", problems(r));
     assert_eq!(r.totals.passed, n, "{}", problems(r));
