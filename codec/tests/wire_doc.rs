@@ -72,7 +72,7 @@ fn examples(text: &str) -> Vec<Example> {
             .filter(|c| !c.is_whitespace() && *c != '|')
             .collect();
         assert!(
-            hex.len() % 2 == 0 && hex.chars().all(|c| c.is_ascii_hexdigit()),
+            hex.len().is_multiple_of(2) && hex.chars().all(|c| c.is_ascii_hexdigit()),
             "line {line}: the bytes are not hex: {hex}"
         );
         out.push(Example {
