@@ -254,6 +254,137 @@ mod tests {
         }
     }
 
+    /// The client commands' pack calls, as an OpenPMIx client makes them, decode back to
+    /// the same calls in every component and both buffer kinds; one step too many or too
+    /// few in a grammar would leave bytes or run out.
+    #[test]
+    fn client_commands_decode_to_their_pack_calls() {
+        use pmix_codec::{Buffer, Kval};
+        let info = |k: &str, v: Value| Value::Info(Box::new(Info::new(k, v)));
+        let size = |n: u64| Item::one(Value::Size(n));
+        let cmd = |c: u8| Item::one(Value::Command(c));
+        for kind in BufferKind::ALL {
+            for c in [
+                Component::V21,
+                Component::V41,
+                Component::V51,
+                Component::V61,
+            ] {
+                let codec = Codec::new(c, kind);
+                let kv = codec
+                    .encode(&[Item::one(Value::Kval(Box::new(Kval {
+                        key: Some("t.str".into()),
+                        value: Value::string("hello"),
+                    })))])
+                    .unwrap();
+                let buffer = Value::Buffer(Buffer {
+                    kind: kind as u8,
+                    bytes: kv.into(),
+                });
+                let messages: Vec<(&str, Vec<Item>)> = vec![
+                    ("req", vec![cmd(0)]),
+                    (
+                        "abort",
+                        vec![
+                            cmd(1),
+                            Item::one(Value::Status(3)),
+                            Item::one(Value::string("bye")),
+                            size(1),
+                            Item::one(Value::proc("job", 0)),
+                        ],
+                    ),
+                    (
+                        "commit",
+                        vec![
+                            cmd(2),
+                            Item::one(Value::Scope(1)),
+                            Item::one(buffer.clone()),
+                            Item::one(Value::Scope(2)),
+                            Item::one(buffer),
+                        ],
+                    ),
+                    (
+                        "fence",
+                        vec![
+                            cmd(3),
+                            size(1),
+                            Item::one(Value::proc("job", u32::MAX - 1)),
+                            size(1),
+                            Item::new(
+                                DataType::INFO,
+                                vec![info("pmix.collect", Value::Bool(true))],
+                            ),
+                        ],
+                    ),
+                    (
+                        "get",
+                        vec![
+                            cmd(4),
+                            Item::one(Value::string("job")),
+                            Item::one(Value::ProcRank(1)),
+                            size(0),
+                            Item::one(Value::string("t.str")),
+                        ],
+                    ),
+                    (
+                        "lookup",
+                        vec![
+                            cmd(7),
+                            Item::one(Value::Uint32(0)),
+                            size(2),
+                            Item::one(Value::string("a")),
+                            Item::one(Value::string("b")),
+                            size(0),
+                        ],
+                    ),
+                    (
+                        "deregister-events",
+                        vec![cmd(14), Item::one(Value::Status(-195))],
+                    ),
+                    (
+                        "log",
+                        vec![
+                            cmd(16),
+                            Item::one(Value::Time(0)),
+                            size(1),
+                            Item::new(
+                                DataType::INFO,
+                                vec![info("pmix.log.stderr", Value::string("x"))],
+                            ),
+                            size(0),
+                        ],
+                    ),
+                ];
+                for (what, items) in messages {
+                    let b = codec.encode(&items).unwrap();
+                    let d = decode_request(&codec, &b);
+                    assert!(d.grammar, "{what}");
+                    assert!(d.error.is_none(), "{what} {c} {kind:?}: {:?}", d.error);
+                    assert_eq!(d.items, items, "{what} {c} {kind:?}");
+                    assert_eq!(command_name(d.command.unwrap()), Some(what));
+                }
+                // replies: req's job data, get's blobs
+                let req = [
+                    Item::one(Value::string("job")),
+                    Item::one(Value::Kval(Box::new(Kval {
+                        key: Some("pmix.jobid".into()),
+                        value: Value::string("job"),
+                    }))),
+                ];
+                let get = [
+                    Item::one(Value::Status(0)),
+                    Item::one(Value::ByteObject(vec![1u8, 2, 3].into())),
+                ];
+                for (c, items) in [(0u8, &req[..]), (4, &get[..])] {
+                    let b = codec.encode(items).unwrap();
+                    let d = decode_reply(&codec, &b, Some(c));
+                    assert!(d.error.is_none(), "reply to {c}: {:?}", d.error);
+                    assert_eq!(d.items, items, "reply to {c}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_type_the_component_lacks_fails_at_its_byte() {
         let v61 = Codec::new(Component::V61, BufferKind::NonDescribed);

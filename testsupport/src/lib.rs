@@ -1,7 +1,7 @@
 //! # pmix-testsupport
 //!
 //! What the live tests of several crates share, in one place: the real OpenPMIx library
-//! of each release ([`peers`], through `tools/peers.sh`), C programs built against one
+//! of each release ([`mod@peers`], through `tools/peers.sh`), C programs built against one
 //! ([`cbuild`]), the plain OpenPMIx server of `peer/servers/plain-server.c`
 //! ([`plain_server`]), a PRRTE DVM ([`dvm`], through `tools/prrte/dvm.sh`), and tcpdump on
 //! loopback, optionally inside a private network namespace so that a capture holds only
