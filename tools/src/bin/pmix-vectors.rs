@@ -5,6 +5,7 @@
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- regenerate --check   # CI: exit 1 on any difference
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- lock                 # freeze the current vectors
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- stats                # counts per file
+//! cargo run --release -p pmix-wire --bin pmix-vectors -- live [--check]       # vectors/LIVE.md and the heat maps
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -47,9 +48,22 @@ enum Cmd {
     },
     /// Print the cross-release matrix (vectors/MATRIX.md) computed by the real libraries.
     Matrix {
+        /// Write MATRIX.md and MATRIX.json into DIR instead of printing the Markdown.
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
         /// Only these library releases (repeatable; default: all).
         #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_wire::oracle::LIBRARIES))]
         releases: Vec<String>,
+    },
+    /// Write vectors/LIVE.md, LIVE.svg and MATRIX.svg from MATRIX.json,
+    /// live/observations.json and live/explanations.json (no library needed).
+    Live {
+        /// Do not write: exit 1 if a file is stale or a disagreement is unexplained.
+        #[arg(long)]
+        check: bool,
+        /// The vectors directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Rewrite vectors/LOCK so that it freezes every vector now in the frozen files.
     Lock {
@@ -105,14 +119,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 None
             };
-            let matrix_path = opts.vectors_dir.join("MATRIX.md");
             if check {
                 if let Some(m) = &matrix {
-                    let have = std::fs::read_to_string(&matrix_path).unwrap_or_default();
-                    if &have != m {
-                        println!("{}", vectorgen::line_diff("MATRIX.md", &have, m));
-                        eprintln!("pmix-vectors: vectors/MATRIX.md no longer matches what the libraries do; regenerate with `pmix-vectors regenerate`");
-                        return Ok(ExitCode::from(1));
+                    for (name, text) in m {
+                        let have = std::fs::read_to_string(opts.vectors_dir.join(name))
+                            .unwrap_or_default();
+                        if &have != text {
+                            println!("{}", vectorgen::line_diff(name, &have, text));
+                            eprintln!("pmix-vectors: vectors/{name} no longer matches what the libraries do; regenerate with `pmix-vectors regenerate`");
+                            return Ok(ExitCode::from(1));
+                        }
                     }
                 }
                 match vectorgen::check_corpus(&corpus, &opts.vectors_dir) {
@@ -132,8 +148,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 vectorgen::write_corpus(&corpus, &opts.vectors_dir)?;
                 if let Some(m) = &matrix {
-                    std::fs::write(&matrix_path, m)
-                        .map_err(|e| format!("{}: {e}", matrix_path.display()))?;
+                    for (name, text) in m {
+                        let path = opts.vectors_dir.join(name);
+                        std::fs::write(&path, text)
+                            .map_err(|e| format!("{}: {e}", path.display()))?;
+                    }
                 }
                 eprintln!(
                     "pmix-vectors: wrote {} files, {total} vectors under {}",
@@ -149,14 +168,55 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Ok(ExitCode::SUCCESS)
             }
         }
-        Cmd::Matrix { releases } => {
+        Cmd::Matrix { releases, write } => {
             let libs: Vec<&str> = if releases.is_empty() {
                 pmix_wire::oracle::LIBRARIES.to_vec()
             } else {
                 releases.iter().map(String::as_str).collect()
             };
-            print!("{}", compute_matrix(&libs, false)?);
+            let files = compute_matrix(&libs, false)?;
+            if let Some(dir) = write {
+                for (name, text) in &files {
+                    let path = dir.join(name);
+                    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                    eprintln!("pmix-vectors: wrote {}", path.display());
+                }
+            } else {
+                print!("{}", files[0].1);
+            }
             Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Live { check, dir } => {
+            use pmix_wire::live::report;
+            let dir = dir.unwrap_or(defaults.vectors_dir);
+            if check {
+                return Ok(match report::check(&dir) {
+                    Ok(()) => {
+                        eprintln!("pmix-vectors: LIVE.md, LIVE.svg and MATRIX.svg are up to date, every disagreement explained");
+                        ExitCode::SUCCESS
+                    }
+                    Err(problems) => {
+                        println!("{problems}");
+                        ExitCode::from(1)
+                    }
+                });
+            }
+            let live = report::Live::load(&dir)?;
+            for (name, text) in report::files(&live) {
+                let p = dir.join(name);
+                std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+                eprintln!("pmix-vectors: wrote {}", p.display());
+            }
+            let problems = live.problems();
+            if problems.is_empty() {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for p in &problems {
+                    eprintln!("pmix-vectors: {p}");
+                }
+                eprintln!("pmix-vectors: explain each in vectors/live/explanations.json (or fix the prediction)");
+                Ok(ExitCode::from(1))
+            }
         }
         Cmd::Lock { dir } => {
             let dir = dir.unwrap_or(defaults.vectors_dir);
@@ -208,12 +268,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-/// The matrix over `libs`, rendered; progress on stderr.
-fn compute_matrix(libs: &[&str], quiet: bool) -> Result<String, String> {
+/// The matrix over `libs`: the files `MATRIX.md` and `MATRIX.json` (names and texts, the
+/// Markdown first); progress on stderr.
+fn compute_matrix(libs: &[&str], quiet: bool) -> Result<Vec<(&'static str, String)>, String> {
     let cells = pmix_wire::vectorgen::matrix::compute(libs, &mut |lib| {
         if !quiet {
             eprintln!("pmix-vectors: matrix: asking OpenPMIx {lib}");
         }
     })?;
-    Ok(pmix_wire::vectorgen::matrix::render(&cells))
+    Ok(vec![
+        ("MATRIX.md", pmix_wire::vectorgen::matrix::render(&cells)),
+        ("MATRIX.json", pmix_wire::vectorgen::matrix::to_json(&cells)),
+    ])
 }

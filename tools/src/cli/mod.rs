@@ -6,6 +6,7 @@
 //! [`EXIT_IO`] 3 (a file or stream could not be read or written). With `--json` on the
 //! command line, an error is also one JSON object on stdout ([`script::failure_json`]).
 
+pub mod compat;
 mod decode;
 pub mod input;
 pub mod inspect;
@@ -86,6 +87,7 @@ Examples:
   pmix-wire types
   pmix-wire diff v41 v3 '[{\"type\":\"PID\",\"values\":[4242]}]'
   pmix-wire inherit pmix.alloc.inhrt
+  pmix-wire compat 4.2.2 slurm-24.11.5
   pmix-wire completions bash > /etc/bash_completion.d/pmix-wire
 
 Input bytes: hex arguments (spaces, 0x and : , _ separators allowed), or --file PATH
@@ -191,6 +193,9 @@ enum Cmd {
     Inherit(InheritArgs),
     /// The OpenPMIx quirks this codec reproduces or guards against (QUIRKS.md)
     Quirks(QuirksArgs),
+    /// Will a client release work with a server? Predicted and observed failures, with evidence
+    #[command(after_help = compat::COMPAT_HELP)]
+    Compat(compat::CompatArgs),
     /// Decode the PMIx traffic of a tcpdump capture (pcap/pcapng), connection by connection
     #[command(after_help = pcap::PCAP_HELP)]
     Pcap(pcap::PcapArgs),
@@ -663,6 +668,7 @@ fn dispatch(
             Ok(EXIT_OK)
         }
         Cmd::Pcap(a) => pcap::run(a, out),
+        Cmd::Compat(a) => compat::run(a, out),
         Cmd::Completions { shell } => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

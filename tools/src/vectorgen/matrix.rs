@@ -223,3 +223,94 @@ pub fn render(cells: &[Cell]) -> String {
     }
     s
 }
+
+impl Cell {
+    /// The types whose bytes packed by `writer` the `reader` cannot read (None when the
+    /// cell is not about that pair).
+    pub fn cannot_read(&self, writer: &str, reader: &str) -> Option<&BTreeSet<String>> {
+        if (writer, reader) == (self.a.as_str(), self.b.as_str()) {
+            Some(&self.b_cannot_read_a)
+        } else if (writer, reader) == (self.b.as_str(), self.a.as_str()) {
+            Some(&self.a_cannot_read_b)
+        } else {
+            None
+        }
+    }
+
+    /// The MATRIX.md heading of the cell's pair (`4.2.2 and 6.0.0`).
+    pub fn pair_heading(&self) -> String {
+        format!("{} and {}", self.a, self.b)
+    }
+}
+
+fn set_json(s: &BTreeSet<String>) -> serde_json::Value {
+    serde_json::Value::Array(s.iter().map(|t| t.as_str().into()).collect())
+}
+
+/// The matrix as the JSON of `vectors/MATRIX.json`: the same cells as `MATRIX.md`, for the
+/// tools that predict from them (`pmix-wire compat`, `vectors/LIVE.md`).
+pub fn to_json(cells: &[Cell]) -> String {
+    let rows: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "a": c.a,
+                "b": c.b,
+                "component": c.component.name(),
+                "cases": c.cases,
+                "pack_differs": set_json(&c.pack_differs),
+                "b_cannot_read_a": set_json(&c.b_cannot_read_a),
+                "a_cannot_read_b": set_json(&c.a_cannot_read_b),
+            })
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&serde_json::json!({
+        "generated_by": "pmix-vectors regenerate (the same cells as MATRIX.md); do not edit",
+        "cells": rows,
+    }))
+    .expect("matrix json");
+    s.push('\n');
+    s
+}
+
+/// Read the cells back from the text [`to_json`] writes.
+pub fn from_json(text: &str) -> Result<Vec<Cell>, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("MATRIX.json: {e}"))?;
+    let rows = v["cells"]
+        .as_array()
+        .ok_or("MATRIX.json: no `cells` array")?;
+    let text_of = |r: &serde_json::Value, k: &str| -> Result<String, String> {
+        r[k].as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("MATRIX.json: a cell without `{k}`"))
+    };
+    let set_of = |r: &serde_json::Value, k: &str| -> Result<BTreeSet<String>, String> {
+        r[k].as_array()
+            .ok_or_else(|| format!("MATRIX.json: a cell without `{k}`"))?
+            .iter()
+            .map(|t| {
+                t.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("MATRIX.json: `{k}` holds a non-string"))
+            })
+            .collect()
+    };
+    rows.iter()
+        .map(|r| {
+            Ok(Cell {
+                a: text_of(r, "a")?,
+                b: text_of(r, "b")?,
+                component: text_of(r, "component")?
+                    .parse()
+                    .map_err(|e| format!("MATRIX.json: {e}"))?,
+                cases: r["cases"]
+                    .as_u64()
+                    .ok_or("MATRIX.json: a cell without `cases`")? as usize,
+                pack_differs: set_of(r, "pack_differs")?,
+                b_cannot_read_a: set_of(r, "b_cannot_read_a")?,
+                a_cannot_read_b: set_of(r, "a_cannot_read_b")?,
+            })
+        })
+        .collect()
+}

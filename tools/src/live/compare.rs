@@ -1,0 +1,311 @@
+//! Predicted against observed: every operation of every observed cell next to its
+//! prediction, the explanations table (`vectors/live/explanations.json`) that accounts for
+//! each disagreement, and the verdict of each (client release, server) pair that
+//! `vectors/LIVE.md`, `vectors/LIVE.svg` and `pmix-wire compat` all show.
+
+use super::observations::{ClientKind, LiveCell, Observations, OpObservation};
+use super::predict::{Prediction, Predictor, Verdict};
+use pmix_codec::BufferKind;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What an explanation says a disagreement is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExplanationKind {
+    /// The server refuses the operation for every client, its own release's too: a limit
+    /// of the server, not of the pair (the pair's verdict does not count it).
+    ServerLimit,
+    /// A runtime effect the bytes cannot show (a new finding).
+    Runtime,
+    /// The prediction is wrong or too coarse (a codec, profile or model bug to fix).
+    Prediction,
+}
+
+impl ExplanationKind {
+    /// `server-limit`, `runtime` or `prediction`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExplanationKind::ServerLimit => "server-limit",
+            ExplanationKind::Runtime => "runtime",
+            ExplanationKind::Prediction => "prediction",
+        }
+    }
+}
+
+/// One explanation, keyed by cell. Each key field is exact, `*` (anything) or a prefix
+/// ending in `*` (`plain-*`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    /// The client release.
+    pub client_release: String,
+    /// The server (`plain-5.0.7`, `slurm-24.11.5`, ...).
+    pub server: String,
+    /// The negotiated component.
+    pub component: String,
+    /// The operation's name.
+    pub op: String,
+    /// What the disagreement is.
+    pub kind: ExplanationKind,
+    /// Why, in a sentence or two.
+    pub why: String,
+}
+
+fn matches(pattern: &str, s: &str) -> bool {
+    pattern == "*"
+        || pattern == s
+        || pattern
+            .strip_suffix('*')
+            .is_some_and(|prefix| s.starts_with(prefix))
+}
+
+impl Explanation {
+    /// True when the explanation is about this cell and operation.
+    pub fn covers(&self, cell: &LiveCell, op: &OpObservation) -> bool {
+        matches(&self.client_release, &cell.client_release)
+            && matches(&self.server, &cell.server)
+            && matches(&self.component, &cell.component)
+            && matches(&self.op, &op.op.as_str())
+    }
+}
+
+/// The explanations table.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanations {
+    /// Every explanation, first match wins.
+    pub explanations: Vec<Explanation>,
+}
+
+impl Explanations {
+    /// Parse the JSON text.
+    pub fn from_json(text: &str) -> Result<Explanations, String> {
+        serde_json::from_str(text).map_err(|e| format!("explanations: {e}"))
+    }
+
+    /// Read the file.
+    pub fn load(path: &Path) -> Result<Explanations, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Explanations::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// One observed operation next to its prediction.
+#[derive(Clone, Debug)]
+pub struct Row<'a> {
+    /// The cell.
+    pub cell: &'a LiveCell,
+    /// What happened.
+    pub observed: &'a OpObservation,
+    /// What was predicted.
+    pub prediction: Prediction,
+    /// The explanation that covers it, if any (looked up for every row).
+    pub explanation: Option<&'a Explanation>,
+}
+
+impl Row<'_> {
+    /// True when prediction and observation agree: both fail, or both work (a predicted
+    /// difference works).
+    pub fn agrees(&self) -> bool {
+        (self.prediction.verdict == Verdict::Fails) != self.observed.ok()
+    }
+
+    /// True when the operation's failure is not the pair's fault (a server limit).
+    pub fn server_limited(&self) -> bool {
+        !self.observed.ok()
+            && self
+                .explanation
+                .is_some_and(|e| e.kind == ExplanationKind::ServerLimit)
+    }
+
+    /// True when the operation failed for this pair (not a server limit).
+    pub fn pair_failure(&self) -> bool {
+        !self.observed.ok() && !self.server_limited()
+    }
+}
+
+/// The buffer kind a cell negotiated (non-described when it says nothing readable).
+fn buffer_of(cell: &LiveCell) -> BufferKind {
+    cell.buffer.parse().unwrap_or(BufferKind::NonDescribed)
+}
+
+/// Every observed operation with its prediction and explanation.
+pub fn compare<'a>(
+    obs: &'a Observations,
+    predictor: &Predictor,
+    explanations: &'a Explanations,
+) -> Vec<Row<'a>> {
+    let mut rows = Vec::new();
+    for cell in &obs.cells {
+        let component = cell.component.parse().ok();
+        let predictions = predictor.predict(
+            &cell.client_release,
+            &cell.server_release,
+            cell.client_kind == ClientKind::Tool,
+            component,
+            buffer_of(cell),
+        );
+        for o in &cell.ops {
+            let prediction = predictions
+                .iter()
+                .find(|p| p.op == o.op)
+                .cloned()
+                .expect("a prediction for every op");
+            rows.push(Row {
+                cell,
+                observed: o,
+                prediction,
+                explanation: explanations.explanations.iter().find(|e| e.covers(cell, o)),
+            });
+        }
+    }
+    rows
+}
+
+/// The disagreements no explanation covers, and the explanations that cover no row (both
+/// make the stale check fail).
+pub fn unexplained<'a>(
+    rows: &[Row<'a>],
+    explanations: &'a Explanations,
+) -> (Vec<String>, Vec<&'a Explanation>) {
+    let missing = rows
+        .iter()
+        .filter(|r| !r.agrees() && r.explanation.is_none())
+        .map(|r| {
+            format!(
+                "{}: {} predicted {}, observed {} {}",
+                r.cell.key(),
+                r.observed.op,
+                r.prediction.verdict,
+                r.observed.status,
+                r.observed.status_name
+            )
+        })
+        .collect();
+    let unused = explanations
+        .explanations
+        .iter()
+        .filter(|e| {
+            !rows
+                .iter()
+                .any(|r| r.explanation.is_some_and(|x| std::ptr::eq(x, *e)))
+        })
+        .collect();
+    (missing, unused)
+}
+
+/// The verdict of one (client release, server) pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairVerdict {
+    /// The client release.
+    pub client: String,
+    /// The server.
+    pub server: String,
+    /// The observed verdict: fails when an operation failed in a default cell (no forced
+    /// component); differs when every default cell works but a cell in another
+    /// configuration (forced component, buffer, gds, psec, tool) fails; works otherwise.
+    /// None when no cell of the pair was observed.
+    pub observed: Option<Verdict>,
+    /// The failing operations observed (`op` or `op (cell key)` for other configurations).
+    pub observed_failing: Vec<String>,
+    /// The operations observed (or, unobserved, predicted) to fail that are not the pair's
+    /// fault: they fail with one release on both sides too (the server's own release against
+    /// it, or the client against its own release's plain server), or an explanation calls
+    /// them a server limit.
+    pub not_interop: Vec<String>,
+    /// The predicted verdict (default negotiation, a launched client).
+    pub predicted: Verdict,
+    /// The operations predicted to fail.
+    pub predicted_failing: Vec<String>,
+}
+
+impl PairVerdict {
+    /// The verdict shown: the observed one, else the predicted one.
+    pub fn shown(&self) -> Verdict {
+        self.observed.unwrap_or(self.predicted)
+    }
+
+    /// The failing operations shown with it.
+    pub fn shown_failing(&self) -> &[String] {
+        if self.observed.is_some() {
+            &self.observed_failing
+        } else {
+            &self.predicted_failing
+        }
+    }
+}
+
+/// The verdict of the pair (`client`, `server`) from its rows (already filtered to the
+/// cells that count) and its predictions. `baseline(row)`: the row's failure also happens
+/// with one release on both sides. `predicted_baseline`: the operations predicted to fail
+/// with one release on both sides.
+pub fn pair_verdict(
+    client: &str,
+    server: &str,
+    rows: &[&Row<'_>],
+    baseline: &dyn Fn(&Row<'_>) -> bool,
+    predictions: &[Prediction],
+    predicted_baseline: &[String],
+) -> PairVerdict {
+    let mut failing = Vec::new();
+    let mut limited = Vec::new();
+    let mut default_fails = false;
+    let mut other_fails = false;
+    let mut seen = false;
+    for r in rows {
+        seen = true;
+        let name = r.observed.op.as_str();
+        if r.server_limited() || (!r.observed.ok() && baseline(r)) {
+            if !limited.contains(&name) {
+                limited.push(name);
+            }
+            continue;
+        }
+        if !r.pair_failure() {
+            continue;
+        }
+        let default = !r.cell.component_forced && r.cell.client_kind == ClientKind::Client;
+        let label = if default {
+            default_fails = true;
+            name
+        } else {
+            other_fails = true;
+            format!("{name} ({})", r.cell.key())
+        };
+        if !failing.contains(&label) {
+            failing.push(label);
+        }
+    }
+    let observed = seen.then_some(if default_fails {
+        Verdict::Fails
+    } else if other_fails {
+        Verdict::Differs
+    } else {
+        Verdict::Works
+    });
+    let interop = |p: &&Prediction| !predicted_baseline.contains(&p.op.as_str());
+    let predicted = predictions
+        .iter()
+        .filter(interop)
+        .map(|p| p.verdict)
+        .max()
+        .unwrap_or(Verdict::Works);
+    if observed.is_none() {
+        limited = predicted_baseline.to_vec();
+    }
+    PairVerdict {
+        client: client.to_string(),
+        server: server.to_string(),
+        observed,
+        observed_failing: failing,
+        not_interop: limited,
+        predicted,
+        predicted_failing: predictions
+            .iter()
+            .filter(interop)
+            .filter(|p| p.verdict == Verdict::Fails)
+            .map(|p| p.op.as_str())
+            .collect(),
+    }
+}
