@@ -16,36 +16,8 @@ use std::process::Command;
 use pmix_codec::{BufferKind, Component, Release};
 use serde_json::Value as J;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn peers(args: &[&str]) -> std::process::Output {
-    Command::new("bash")
-        .arg(repo().join("tools/peers.sh"))
-        .args(args)
-        .output()
-        .expect("bash runs")
-}
-
-/// Whether `release` is made; if not, say so loudly (and fail under CI).
-fn available(release: &str) -> bool {
-    let list = String::from_utf8_lossy(&peers(&["list"]).stdout).to_string();
-    let made = list
-        .lines()
-        .any(|l| l.starts_with(release) && l.split_whitespace().nth(2) == Some("made"));
-    if !made {
-        let msg = format!(
-            "OpenPMIx {release} is MISSING: pmix-server was NOT tested against its clients; \
-             run `bash tools/peers.sh make {release}` (see `bash tools/peers.sh list`)"
-        );
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
-        eprintln!("\n*** {msg} ***\n");
-    }
-    made
-}
+mod support;
+use support::{available, peers, repo};
 
 /// A C program built against one release, and how to run it.
 struct Built {
