@@ -79,6 +79,10 @@ enum Cmd {
         /// environment with `env`: e.g. "bash tools/peers.sh run 7.0.0rc1 --"
         #[arg(long)]
         spawn_wrapper: Option<String>,
+        /// The optional attributes the model's PMIx does not define (comma-separated
+        /// macro names, e.g. PMIX_ALLOC_SHARE,PMIX_SPAWN_TARGET)
+        #[arg(long)]
+        unavailable: Option<String>,
         /// Job control is refused to a requester without a privilege the spec grants (the
         /// job itself, its launcher, an owner of its reservation, the scheduler)
         #[arg(long)]
@@ -94,8 +98,10 @@ enum Cmd {
 }
 
 /// `pmix-server serve`.
+#[allow(clippy::too_many_arguments)]
 fn serve(
     nodes: Option<String>,
+    unavailable: Option<String>,
     nspace: Option<String>,
     spawn_wrapper: Option<String>,
     strict: bool,
@@ -116,10 +122,13 @@ fn serve(
         Some(n) => n.split(',').map(|s| s.trim().to_string()).collect(),
         None => vec![config.job.hostname.clone()],
     };
-    let mut host = match ModelHost::new(&nodes, &config.server_nspace) {
+    let unavailable: Vec<String> = unavailable
+        .map(|u| u.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
+    let mut host = match ModelHost::with_unavailable(&nodes, &unavailable, &config.server_nspace) {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("pmix-server: --nodes: {e}");
+            eprintln!("pmix-server: --nodes or --unavailable: {e}");
             return ExitCode::from(2);
         }
     };
@@ -164,6 +173,7 @@ fn main() -> ExitCode {
     match cli.command {
         Cmd::Serve {
             nodes,
+            unavailable,
             nspace,
             spawn_wrapper,
             strict_ownership,
@@ -171,6 +181,7 @@ fn main() -> ExitCode {
             record,
         } => serve(
             nodes,
+            unavailable,
             nspace,
             spawn_wrapper,
             strict_ownership,

@@ -65,9 +65,19 @@ pub struct ModelHost {
 impl ModelHost {
     /// A model whose DVM starts with `nodes`, for the server named `server_nspace`.
     pub fn new(nodes: &[String], server_nspace: &str) -> Result<ModelHost, String> {
+        ModelHost::with_unavailable(nodes, &[], server_nspace)
+    }
+
+    /// The same, for a PMIx that does not define the optional attributes `unavailable`
+    /// (macro names, [`pmix_conformance::model::OPTIONAL_ATTRIBUTES`]).
+    pub fn with_unavailable(
+        nodes: &[String],
+        unavailable: &[String],
+        server_nspace: &str,
+    ) -> Result<ModelHost, String> {
         let mut model = Model::new(None);
         model
-            .start(nodes, &[], true, WireFormat::default())
+            .start(nodes, unavailable, true, WireFormat::default())
             .map_err(|r| r.message)?;
         Ok(ModelHost {
             model,
