@@ -49,6 +49,9 @@ fn counted(u: &mut Unpacker<'_>, ty: DataType) -> R<Vec<Value>> {
 }
 
 fn answer_payload(codec: &Codec, a: &Answer) -> Vec<u8> {
+    if a.no_entry {
+        return status_payload(codec, a.status);
+    }
     let mut items = vec![
         Item::one(Value::Status(a.status)),
         Item::one(Value::Size(a.infos.len() as u64)),

@@ -47,14 +47,28 @@ pub struct Answer {
     pub status: i32,
     /// The returned infos.
     pub infos: Vec<Info>,
+    /// The host has no such entry: the reply is the status alone, as an OpenPMIx server
+    /// answers when its host module leaves the entry empty (the request fails before a
+    /// host callback, and the switchyard packs only its status).
+    pub no_entry: bool,
 }
 
 impl Answer {
-    /// A bare status.
+    /// A bare status (then `size_t 0` infos on the wire, as a host callback's reply).
     pub fn status(status: Status) -> Answer {
         Answer {
             status: status.0,
             infos: Vec::new(),
+            no_entry: false,
+        }
+    }
+
+    /// The host has no such entry: `PMIX_ERR_NOT_SUPPORTED`, the status alone.
+    pub fn no_entry() -> Answer {
+        Answer {
+            status: Status::ERR_NOT_SUPPORTED.0,
+            infos: Vec::new(),
+            no_entry: true,
         }
     }
 }
@@ -93,11 +107,11 @@ pub trait Host: Send {
     fn tool_left(&mut self, _caller: &Caller) {}
     /// `PMIx_Query_info`; `procs` is what the server knows of the processes it launched.
     fn query(&mut self, _caller: &Caller, _queries: &[Query], _procs: &ProcTable) -> Answer {
-        Answer::status(Status::ERR_NOT_SUPPORTED)
+        Answer::no_entry()
     }
     /// `PMIx_Allocation_request`.
     fn alloc(&mut self, _caller: &Caller, _directive: u8, _infos: &[Info]) -> Answer {
-        Answer::status(Status::ERR_NOT_SUPPORTED)
+        Answer::no_entry()
     }
     /// `PMIx_Spawn`: where the new job's ranks go, or a status refusing it.
     fn spawn(
@@ -115,7 +129,7 @@ pub trait Host: Send {
         _targets: &[(String, u32)],
         _directives: &[Info],
     ) -> Answer {
-        Answer::status(Status::ERR_NOT_SUPPORTED)
+        Answer::no_entry()
     }
     /// `PMIx_Notify_event` sent to the server.
     fn notify(&mut self, _caller: &Caller, _status: i32, _range: u8, _infos: &[Info]) -> i32 {

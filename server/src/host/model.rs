@@ -233,7 +233,11 @@ impl Host for ModelHost {
             (false, 0) => 0,
             (false, _) => Status::ERR_PARTIAL_SUCCESS.0,
         };
-        Answer { status, infos }
+        Answer {
+            status,
+            infos,
+            no_entry: false,
+        }
     }
 
     fn alloc(&mut self, caller: &Caller, directive: u8, infos: &[Info]) -> Answer {
@@ -262,6 +266,7 @@ impl Host for ModelHost {
                 Answer {
                     status: 0,
                     infos: reply.info,
+                    no_entry: false,
                 }
             }
             Err(r) => Answer::status(r.status),
