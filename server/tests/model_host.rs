@@ -14,8 +14,7 @@ use std::time::{Duration, Instant};
 use pmix_server::host::model::ModelHost;
 use pmix_server::{Config, Job, Server};
 
-mod support;
-use support::{available, peers, repo};
+use pmix_testsupport::{peers, release_available, repo};
 
 const RELEASE: &str = "7.0.0rc1";
 
@@ -120,7 +119,7 @@ fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
-    if !available(RELEASE) {
+    if !release_available(RELEASE) {
         return;
     }
     let out = Command::new("bash")
