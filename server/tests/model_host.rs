@@ -119,7 +119,10 @@ fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
-    if !release_available(RELEASE) {
+    if !release_available(
+        RELEASE,
+        "the model host was NOT tested through real tools and clients",
+    ) {
         return;
     }
     let out = Command::new("bash")
