@@ -7,5 +7,6 @@ pub mod corpus;
 pub mod edges;
 pub mod hex;
 pub mod oracle;
+pub mod tap;
 pub mod tokens;
 pub mod vectorgen;

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""assemble.py: turn one live-matrix run into the observations file (format 1,
+vectors/live/README.md).
+
+    python3 tools/live/assemble.py CELLS.tsv PROVENANCE.json OUT.json
+
+CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
+variant, forced component ('-' when none), the cell's folder. A folder holds out.R
+(rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
+tap.jsonl (the wire tap's connect messages). An operation a client never reached is
+recorded with status null and status_name NOT_REACHED, never left out.
+"""
+import json
+import os
+import sys
+
+CLASSES = ["int", "uint", "flex-size", "float", "string", "bytes", "proc",
+           "info-array", "data-array", "value"]
+CLIENT_OPS = (["init", "get-job-info"] + ["put-commit-fence-get:" + c for c in CLASSES]
+              + ["allocation-inherit", "query", "finalize"])
+TOOL_OPS = ["init", "query", "allocation-inherit", "finalize"]
+
+
+def read_ops(path):
+    ops = {}
+    if not os.path.exists(path):
+        return ops
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 4)
+            if len(parts) < 4 or parts[0] != "OP":
+                continue
+            try:
+                status = int(parts[2])
+            except ValueError:
+                continue
+            ops[parts[1]] = {"op": parts[1], "status": status, "status_name": parts[3],
+                             "observed": parts[4] if len(parts) > 4 else ""}
+    return ops
+
+
+def ended(folder, name):
+    """how a process ended, from the runner's NAME.rc (exit status; 124 = timed out)"""
+    try:
+        rc = int(open(os.path.join(folder, name + ".rc")).read().strip())
+    except (OSError, ValueError):
+        return "did not run"
+    if rc == 124:
+        return "timed out"
+    return "exited with %d" % rc
+
+
+def wire(folder, kind, rank):
+    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
+    seen = []
+    try:
+        with open(os.path.join(folder, "tap.jsonl")) as f:
+            seen = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return None
+    for m in seen:
+        if "error" in m:
+            continue
+        if kind == "tool" and m.get("flag") != "SimpleClient":
+            return m
+        if kind == "client" and m.get("flag") == "SimpleClient" and m.get("rank") == rank:
+            return m
+    return None
+
+
+def cell(fields):
+    client_release, kind, server, server_release, variant, forced, folder = fields
+    expected = CLIENT_OPS if kind == "client" else TOOL_OPS
+    out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
+    got = read_ops(out)
+    ops, notes = [], []
+    how = ended(folder, "rank0" if kind == "client" else "tool")
+    for name in expected:
+        if name in got:
+            ops.append(got[name])
+        else:
+            ops.append({"op": name, "status": None, "status_name": "NOT_REACHED",
+                        "observed": "the process ended before this operation (%s)" % how})
+    if kind == "client":
+        # the other rank must agree; say where it did not
+        other = read_ops(os.path.join(folder, "out.1"))
+        for o in ops:
+            p = other.get(o["op"])
+            ps = p["status"] if p else None
+            if ps != o["status"]:
+                notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "NOT_REACHED"))
+    m = wire(folder, kind, 0)
+    c = {
+        "client_release": client_release,
+        "client_kind": kind,
+        "server": server,
+        "server_release": server_release,
+        "variant": variant,
+        "component": m["bfrops"] if m else None,
+        "component_forced": forced != "-",
+        "buffer": m["buffer"] if m else None,
+        "gds": m["gds"] if m else None,
+        "psec": m["psec"] if m else None,
+        "ops": ops,
+    }
+    if m is None:
+        notes.append("no connect message reached the server (nothing on the wire tap)")
+    if notes:
+        c["note"] = "; ".join(notes)
+    return c
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: assemble.py CELLS.tsv PROVENANCE.json OUT.json")
+    cells = []
+    with open(sys.argv[1]) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) == 7:
+                cells.append(cell(fields))
+    prov = json.load(open(sys.argv[2]))
+    doc = {"format": 1, "provenance": prov, "cells": cells}
+    with open(sys.argv[3], "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
