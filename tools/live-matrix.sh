@@ -3,7 +3,8 @@
 # against real servers of every kind; every operation observed, recorded in one JSON file.
 #
 #   bash tools/live-matrix.sh [--json OUT] [--servers A,B] [--clients A,B]
-#                             [--variants base,tool,force,buffer,gds] [--ci] [--hostfile F]
+#                             [--variants base,tool,force,buffer,gds] [--ci]
+#                             [--hostfile F [--agent fake|ssh]]
 #
 # Makes what is missing (the C programs per release, tools/live/build.sh; the wire tap and
 # pmix-server, cargo), then for each server and each client release runs cells, one
@@ -22,8 +23,8 @@
 #
 # Servers (default: every one that is made): plain-4.2.2 plain-5.0.7 plain-6.0.0
 # plain-6.1.0 plain-7.0.0rc1 (peer/servers/plain-server.c), prrte-5.0.0rc1 (a DVM of
-# tools/prrte/dvm.sh; with --hostfile F its nodes are the hosts of F, started over real ssh
-# instead of the fake agent), pmix-server (ours), slurm-24.11.5 and slurm-22.05.8
+# tools/prrte/dvm.sh on n1,n2; with --hostfile F on the hosts of F, started over real ssh
+# with --agent ssh, or by the fake agent standing in), pmix-server (ours), slurm-24.11.5 and slurm-22.05.8
 # (tools/live/slurm.sh; included when `slurm.sh make` has made them).
 # --ci: the documented CI subset (base and tool cells only).
 # Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
@@ -39,7 +40,7 @@ cache="${PMIX_WIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmix-wire}"
 
 RELEASES=(4.2.2 5.0.7 6.0.0 6.1.0 7.0.0rc1)
 out="$repo/vectors/live/observations.json"
-servers="" clients="" variants="base,tool,force,buffer,gds" hostfile="" ci=0
+servers="" clients="" variants="base,tool,force,buffer,gds" hostfile="" agent=fake ci=0
 cmdline="bash tools/live-matrix.sh $*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,8 +49,9 @@ while [ $# -gt 0 ]; do
     --clients) clients="${2:?}"; shift 2 ;;
     --variants) variants="${2:?}"; shift 2 ;;
     --hostfile) hostfile="${2:?}"; shift 2 ;;
+    --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base,tool"; shift ;;
-    -h | --help) sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -120,10 +122,10 @@ trap cleanup EXIT
 
 if has "$servers" prrte-5.0.0rc1; then
   dvm="$work/dvm"
-  nodes="n1,n2"; extra=()
-  [ -n "$hostfile" ] && { nodes="$(grep -v '^#' "$hostfile" | awk 'NF {print $1}' | paste -sd,)"; extra=(--ssh); }
-  say "starting a PRRTE DVM on $nodes"
-  bash "$here/prrte/dvm.sh" start --nodes "$nodes" --dir "$dvm" "${extra[@]}" >/dev/null || die "the PRRTE DVM did not start"
+  where=(--nodes n1,n2)
+  [ -n "$hostfile" ] && where=(--hostfile "$hostfile" --agent "$agent")
+  say "starting a PRRTE DVM (${where[*]})"
+  bash "$here/prrte/dvm.sh" start "${where[@]}" --dir "$dvm" >/dev/null || die "the PRRTE DVM did not start"
 fi
 
 cells="$work/cells.tsv"; : >"$cells"

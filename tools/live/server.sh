@@ -133,12 +133,13 @@ case "$cmd" in
     pid="$(cat "$dir/pid")"
     [ -s "$dir/hold" ] && touch "$(cat "$dir/hold")/done"
     touch "$dir/done"
+    # a job whose ranks all finalized ends by itself; one that never ran (a tool cell) is
+    # told to end (SIGTERM to its process group), then killed when the bound is over
+    i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -0 "$pid" 2>/dev/null && kill -TERM -- "-$pid" 2>/dev/null
     deadline=$((SECONDS + timeout))
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-      kill -TERM -- "-$pid" 2>/dev/null || true; sleep 0.5
-      kill -KILL -- "-$pid" 2>/dev/null || true
-    fi
+    kill -0 "$pid" 2>/dev/null && { say "killing the process group $pid"; kill -KILL -- "-$pid" 2>/dev/null || true; }
     [ -s "$dir/hold" ] && rm -rf "$(cat "$dir/hold")"
     rm -f "$dir/pid"
     ;;
