@@ -83,7 +83,8 @@ if [ -z "$servers" ]; then
 fi
 say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
 (cd "$repo" && cargo build -q --release -p pmix-wire --bin pmix-live-tap -p pmix-server)
-tap="$repo/target/release/pmix-live-tap"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+tap="$target/release/pmix-live-tap"
 declare -A launchers
 for r in ${clients//,/ }; do launchers[$r]="$(bash "$live/build.sh" "$r")"; done
 for s in ${servers//,/ }; do case "$s" in plain-*) bash "$live/build.sh" "${s#plain-}" >/dev/null ;; esac; done
@@ -226,6 +227,6 @@ ver_of() {
 mkdir -p "$(dirname "$out")"
 python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out"
 say "$n cells; wrote $out"
-if "$repo/target/release/pmix-vectors" live --help >/dev/null 2>&1; then
-  "$repo/target/release/pmix-vectors" live --observations "$out" || true
+if "$target/release/pmix-vectors" live --help >/dev/null 2>&1; then
+  "$target/release/pmix-vectors" live --observations "$out" || true
 fi

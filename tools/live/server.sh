@@ -94,7 +94,7 @@ case "$cmd" in
         i=0; while [ ! -s "$dir/uri" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
         ;;
       pmix-server)
-        bin="$repo/target/release/pmix-server"
+        bin="${CARGO_TARGET_DIR:-$repo/target}/release/pmix-server"
         [ -x "$bin" ] || (cd "$repo" && cargo build -q --release -p pmix-server)
         setsid "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
           </dev/null >"$dir/server.out" 2>"$dir/server.log" &
