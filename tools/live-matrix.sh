@@ -26,7 +26,9 @@
 # tools/prrte/dvm.sh on n1,n2; with --hostfile F on the hosts of F, started over real ssh
 # with --agent ssh, or by the fake agent standing in), pmix-server (ours), slurm-24.11.5 and slurm-22.05.8
 # (tools/live/slurm.sh; included when `slurm.sh make` has made them).
-# --ci: the documented CI subset (base and tool cells only).
+# --ci: the documented CI subset (base and tool cells only), and a harness check: every
+# same-release base cell (client R against plain-R) must reach the wire and complete init,
+# every put/fence/get and finalize (cross-release failures are findings, not errors).
 # Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
 # then prints the matrix with `pmix-vectors live` when that command exists.
 # Needs root (the debootstrap roots, namespaces) and `bash tools/peers.sh make all`.
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile="${2:?}"; shift 2 ;;
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base,tool"; shift ;;
-    -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -225,7 +227,8 @@ ver_of() {
   printf '}}\n'
 } >"$work/provenance.json"
 mkdir -p "$(dirname "$out")"
-python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out"
+check=(); [ "$ci" = 1 ] && check=(--check)
+python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out" "${check[@]}"
 say "$n cells; wrote $out"
 if "$target/release/pmix-vectors" live --help >/dev/null 2>&1; then
   "$target/release/pmix-vectors" live --observations "$out" || true

@@ -2,7 +2,11 @@
 """assemble.py: turn one live-matrix run into the observations file (format 1,
 vectors/live/README.md).
 
-    python3 tools/live/assemble.py CELLS.tsv PROVENANCE.json OUT.json
+    python3 tools/live/assemble.py CELLS.tsv PROVENANCE.json OUT.json [--check]
+
+--check (CI): fail unless the harness itself worked: every same-release base cell (a client
+of release R against plain-R) reached the wire and completed init, every put/fence/get and
+finalize. Cross-release failures are findings, never a reason to fail.
 
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
 variant, forced component ('-' when none), the cell's folder. A folder holds out.R
@@ -110,20 +114,43 @@ def cell(fields):
     return c
 
 
+def harness_failures(cells):
+    bad = []
+    for c in cells:
+        if c["variant"] != "base" or c["server"] != "plain-" + c["client_release"]:
+            continue
+        need = [o for o in c["ops"] if o["op"] in ("init", "finalize")
+                or o["op"].startswith("put-commit-fence-get:")]
+        failed = [o["op"] for o in need if o["status"] != 0]
+        if c["component"] is None or failed:
+            bad.append("%s -> %s: component %s, failed %s" % (
+                c["client_release"], c["server"], c["component"], ", ".join(failed) or "-"))
+    return bad
+
+
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: assemble.py CELLS.tsv PROVENANCE.json OUT.json")
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    if len(args) != 3:
+        sys.exit("usage: assemble.py CELLS.tsv PROVENANCE.json OUT.json [--check]")
     cells = []
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
             if len(fields) == 7:
                 cells.append(cell(fields))
-    prov = json.load(open(sys.argv[2]))
+    prov = json.load(open(args[1]))
     doc = {"format": 1, "provenance": prov, "cells": cells}
-    with open(sys.argv[3], "w") as f:
+    with open(args[2], "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
+    if "--check" in sys.argv:
+        bad = harness_failures(cells)
+        if not any(c["variant"] == "base" for c in cells):
+            bad.append("no base cell ran")
+        for b in bad:
+            print("live-matrix: harness check FAILED: " + b, file=sys.stderr)
+        if bad:
+            sys.exit(1)
 
 
 if __name__ == "__main__":
