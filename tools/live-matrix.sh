@@ -135,7 +135,7 @@ cells="$work/cells.tsv"; : >"$cells"
 n=0
 # run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN)
 run_cell() {
-  local server="$1" crel="$2" variant="$3" forced="$4" d r upstream port tpid tool_uri line
+  local server="$1" crel="$2" variant="$3" forced="$4" d r upstream port tool_uri line
   n=$((n + 1)); d="$work/cell.$n"; mkdir -p "$d"
   local sargs=(--dir "$d" --timeout 60)
   case "$server" in prrte-*) sargs+=(--dvm "$dvm") ;; slurm-*) sargs+=(--slurm "$slurm") ;; esac
@@ -149,9 +149,19 @@ run_cell() {
     bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
     rm -rf "$d"; n=$((n - 1)); return 0  # the server does not offer that component
   fi
-  upstream="$(grep -m1 '^PMIX_SERVER_URI' "$d/env.0" | sed 's/.*tcp4:\/\///')"
-  coproc TAP { exec "$tap" "$upstream" "$d/tap.jsonl" 150; }
-  tpid=$TAP_PID; read -r port <&"${TAP[0]}"
+  # one wire tap per rank: under Slurm each node's rank has its own server (slurmstepd)
+  local tpids=() ports=()
+  for r in 0 1; do
+    upstream="$(grep -m1 '^PMIX_SERVER_URI' "$d/env.$r" | sed 's/.*tcp4:\/\///')"
+    "$tap" "$upstream" "$d/tap.jsonl" 150 >"$d/tap.$r.port" 2>"$d/tap.$r.err" &
+    tpids+=($!)
+  done
+  for r in 0 1; do
+    local i=0
+    while [ ! -s "$d/tap.$r.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    ports+=("$(head -n1 "$d/tap.$r.port")")
+  done
+  port="${ports[0]}"
   local kind=client
   if [ "$variant" = tool ]; then
     kind=tool
@@ -164,7 +174,7 @@ run_cell() {
     local pids=()
     for r in $(seq 0 1); do
       # the rank's environment, as the variant says, every URI pointed at the tap
-      grep '^PMIX_' "$d/env.$r" | sed "s/\(tcp4:\/\/[0-9.]*\):[0-9]*/\1:$port/" >"$d/cenv.$r"
+      grep '^PMIX_' "$d/env.$r" | sed "s/\(tcp4:\/\/[0-9.]*\):[0-9]*/\1:${ports[$r]}/" >"$d/cenv.$r"
       if [ "$forced" != - ]; then
         grep -v '^PMIX_SERVER_URI[0-9]' "$d/cenv.$r" >"$d/cenv.tmp"
         grep "^$(uri_var "$forced")=" "$d/cenv.$r" >>"$d/cenv.tmp"; mv "$d/cenv.tmp" "$d/cenv.$r"
@@ -182,7 +192,7 @@ run_cell() {
     wait "${pids[@]}" 2>/dev/null || true
   fi
   bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
-  kill "$tpid" 2>/dev/null || true; wait "$tpid" 2>/dev/null || true
+  kill "${tpids[@]}" 2>/dev/null || true; wait "${tpids[@]}" 2>/dev/null || true
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" >>"$cells"
   local f="$d/out.0"; [ "$kind" = tool ] && f="$d/tool.out"
   local total okc comp
@@ -194,6 +204,14 @@ run_cell() {
 
 for server in ${servers//,/ }; do
   srel="$(server_release "$server")"
+  case "$server" in
+    slurm-*)
+      # one cluster at a time (they share the ports of the configuration)
+      slurm="$work/${server}"
+      say "starting Slurm ${server#slurm-} (munged, slurmctld, slurmd n1 and n2)"
+      bash "$live/slurm.sh" start --slurm "$slurm" --version "${server#slurm-}" || die "Slurm ${server#slurm-} did not start"
+      ;;
+  esac
   for crel in ${clients//,/ }; do
     has "$variants" tool && run_cell "$server" "$crel" tool -
     has "$variants" base && run_cell "$server" "$crel" base -
@@ -208,6 +226,10 @@ for server in ${servers//,/ }; do
     has "$variants" buffer && run_cell "$server" "$crel" buffer -
     has "$variants" gds && run_cell "$server" "$crel" gds -
   done
+  if [ -n "$slurm" ]; then
+    bash "$live/slurm.sh" stop --slurm "$slurm" || die "Slurm ${server#slurm-} did not stop cleanly"
+    slurm=""
+  fi
 done
 
 # ---- provenance and the observations file ----
