@@ -11,8 +11,10 @@ finalize. Cross-release failures are findings, never a reason to fail.
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
 variant, forced component ('-' when none), the cell's folder. A folder holds out.R
 (rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
-tap.jsonl (the wire tap's connect messages). An operation a client never reached is
-recorded with status null and status_name NOT_REACHED, never left out.
+tap.jsonl (the wire tap's connect messages). The format is the one `tools/src/live/`
+reads (no field beyond it): operations are listed in the order they ran, so one a client
+never reached is absent and the cell's note says where and how the process ended; what a
+variant told the client (component, buffer type, gds) is said in the note too.
 """
 import json
 import os
@@ -72,58 +74,63 @@ def wire(folder, kind, rank):
     return None
 
 
+VARIANT_NOTES = {
+    "buffer": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    "gds": "the client was told PMIX_GDS_MODULE=hash",
+}
+
+
 def cell(fields):
     client_release, kind, server, server_release, variant, forced, folder = fields
     expected = CLIENT_OPS if kind == "client" else TOOL_OPS
     out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
     got = read_ops(out)
-    ops, notes = [], []
-    how = ended(folder, "rank0" if kind == "client" else "tool")
-    for name in expected:
-        if name in got:
-            ops.append(got[name])
-        else:
-            ops.append({"op": name, "status": None, "status_name": "NOT_REACHED",
-                        "observed": "the process ended before this operation (%s)" % how})
+    notes = []
+    if forced != "-":
+        notes.append("only PMIX_SERVER_URI of %s was left: the client was forced to %s" % (forced, forced))
+    if variant in VARIANT_NOTES:
+        notes.append(VARIANT_NOTES[variant])
+    ops = [got[name] for name in expected if name in got]
+    missing = [name for name in expected if name not in got]
+    if missing:
+        notes.append("ended before %s (%s)" % (missing[0], ended(folder, "rank0" if kind == "client" else "tool")))
     if kind == "client":
         # the other rank must agree; say where it did not
         other = read_ops(os.path.join(folder, "out.1"))
         for o in ops:
             p = other.get(o["op"])
-            ps = p["status"] if p else None
-            if ps != o["status"]:
-                notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "NOT_REACHED"))
+            if p is None or p["status"] != o["status"]:
+                notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "not reached"))
     m = wire(folder, kind, 0)
+    if m is None:
+        notes.append("no connect message reached the server (nothing on the wire tap)")
     c = {
         "client_release": client_release,
         "client_kind": kind,
         "server": server,
         "server_release": server_release,
-        "variant": variant,
-        "component": m["bfrops"] if m else None,
+        "component": (m or {}).get("bfrops", ""),
         "component_forced": forced != "-",
-        "buffer": m["buffer"] if m else None,
-        "gds": m["gds"] if m else None,
-        "psec": m["psec"] if m else None,
+        "buffer": (m or {}).get("buffer", ""),
+        "gds": (m or {}).get("gds", ""),
+        "psec": (m or {}).get("psec", ""),
         "ops": ops,
     }
-    if m is None:
-        notes.append("no connect message reached the server (nothing on the wire tap)")
     if notes:
         c["note"] = "; ".join(notes)
-    return c
+    return c, variant
 
 
 def harness_failures(cells):
     bad = []
-    for c in cells:
-        if c["variant"] != "base" or c["server"] != "plain-" + c["client_release"]:
+    for c, variant in cells:
+        if variant != "base" or c["server"] != "plain-" + c["client_release"]:
             continue
-        need = [o for o in c["ops"] if o["op"] in ("init", "finalize")
-                or o["op"].startswith("put-commit-fence-get:")]
-        failed = [o["op"] for o in need if o["status"] != 0]
-        if c["component"] is None or failed:
-            bad.append("%s -> %s: component %s, failed %s" % (
+        done = {o["op"]: o["status"] for o in c["ops"]}
+        need = ["init", "finalize"] + ["put-commit-fence-get:" + k for k in CLASSES]
+        failed = [n for n in need if done.get(n) != 0]
+        if not c["component"] or failed:
+            bad.append("%s -> %s: component %r, failed or not reached: %s" % (
                 c["client_release"], c["server"], c["component"], ", ".join(failed) or "-"))
     return bad
 
@@ -139,13 +146,13 @@ def main():
             if len(fields) == 7:
                 cells.append(cell(fields))
     prov = json.load(open(args[1]))
-    doc = {"format": 1, "provenance": prov, "cells": cells}
+    doc = {"format": 1, "provenance": prov, "cells": [c for c, _ in cells]}
     with open(args[2], "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
     if "--check" in sys.argv:
         bad = harness_failures(cells)
-        if not any(c["variant"] == "base" for c in cells):
+        if not any(v == "base" for _, v in cells):
             bad.append("no base cell ran")
         for b in bad:
             print("live-matrix: harness check FAILED: " + b, file=sys.stderr)
