@@ -1,6 +1,6 @@
 //! The captures kept in tests/captures (recorded here by tests/live_plain_server.rs and
-//! tests/live_real_clients.rs with `PMIX_PCAP_KEEP`, see tests/captures/README.md) decode without a live server: every
-//! connection found by its handshake, every message decoded, the one cross-version failure
+//! tests/live_real_clients.rs with `PMIX_PCAP_KEEP`, see tests/captures/README.md) decode
+//! without a live server: every connection found by its handshake, every message decoded, the one cross-version failure
 //! named at its byte. Also the hostile forms of a real capture: cut at every length, a
 //! record length that lies.
 
