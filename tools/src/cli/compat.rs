@@ -43,7 +43,7 @@ Examples:
 pub struct CompatArgs {
     /// The client's library release, or pmix-peer
     client: String,
-    /// The server (plain-<release>, prrte-5.0.0rc1, slurm-<version>, pmix-server) or a
+    /// The server (plain-RELEASE, prrte-5.0.0rc1, slurm-VERSION, pmix-server) or a
     /// libpmix release
     server: String,
     /// Only observed cells of this buffer kind (and predict with it)
@@ -100,7 +100,7 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
         )));
     }
     let servers = servers_for(&live, &a.server);
-    let release = if servers.iter().any(|s| *s == a.server) {
+    let release = if servers.contains(&a.server) {
         server_release(&a.server, live.observations.as_ref()).unwrap_or_else(|| "native".into())
     } else if Release::judged_by(&a.server).is_some() {
         a.server.clone()
