@@ -84,13 +84,47 @@
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 
+/* The sizes asked for by the most recent allocations, newest last: a REGEX the
+ * library unpacked is one block whose bytes may hold NULs (the compress module's
+ * `blob:` framing), and only the size the library asked for says where it ends. */
+#define ORACLE_RING 4096
+static struct {
+    void *p;
+    size_t n;
+} g_ring[ORACLE_RING];
+static unsigned long g_ring_next;
+
+static void *noted(void *p, size_t n)
+{
+    if (NULL != p) {
+        unsigned long i = __atomic_fetch_add(&g_ring_next, 1, __ATOMIC_RELAXED) % ORACLE_RING;
+        g_ring[i].p = p;
+        g_ring[i].n = n;
+    }
+    return p;
+}
+
+/* The size asked for when `p` was allocated, if it is among the recent blocks. */
+static bool asked_size(const void *p, size_t *n)
+{
+    unsigned long end = __atomic_load_n(&g_ring_next, __ATOMIC_RELAXED);
+    for (unsigned long k = 0; k < ORACLE_RING && k < end; k++) {
+        unsigned long i = (end - 1 - k) % ORACLE_RING;
+        if (g_ring[i].p == p) {
+            *n = g_ring[i].n;
+            return true;
+        }
+    }
+    return false;
+}
+
 void *malloc(size_t n)
 {
     if (n > SIZE_MAX - ZPAD) {
         errno = ENOMEM;
         return NULL;
     }
-    return __libc_calloc(1, n + ZPAD);
+    return noted(__libc_calloc(1, n + ZPAD), n);
 }
 
 void *calloc(size_t a, size_t b)
@@ -99,7 +133,7 @@ void *calloc(size_t a, size_t b)
         errno = ENOMEM;
         return NULL;
     }
-    return __libc_calloc(1, a * b + ZPAD);
+    return noted(__libc_calloc(1, a * b + ZPAD), a * b);
 }
 
 void *realloc(void *p, size_t n)
@@ -119,7 +153,14 @@ void *realloc(void *p, size_t n)
         /* the bytes after n may hold old data when shrinking */
         memset(q + n, 0, ZPAD);
     }
-    return q;
+    return noted(q, n);
+}
+#else
+static bool asked_size(const void *p, size_t *n)
+{
+    (void) p;
+    (void) n;
+    return false;
 }
 #endif
 
@@ -483,6 +524,19 @@ static char *tok_str(const char *what)
         bad("expected a string token for %s, got %.40s", what, t);
     }
     return (char *) hex_decode(t + 2, &n, 1, what);
+}
+
+/* a REGEX: a string token, or `r:` + the hex of a framing that holds NULs (the
+ * compress module's `blob:` header), copied whole into one block */
+static char *tok_regex(void)
+{
+    const char *t = peek_tok();
+    size_t n;
+    if (NULL != t && 0 == strncmp(t, "r:", 2)) {
+        t = next_tok("regex");
+        return (char *) hex_decode(t + 2, &n, 1, "regex");
+    }
+    return tok_str("REGEX");
 }
 
 /* a string token copied into a fixed char array (truncated like PMIX_LOAD_KEY) */
@@ -1114,8 +1168,10 @@ static void build_elem(int t, void *dst, char *limit)
         return;
     }
     case T_STRING:
-    case T_REGEX:
         *(char **) dst = tok_str(type_label(t));
+        return;
+    case T_REGEX:
+        *(char **) dst = tok_regex();
         return;
     case T_PROC_NSPACE:
         tok_str_inline((char *) dst, sizeof(pmix_nspace_t), "PROC_NSPACE");
@@ -1442,6 +1498,18 @@ static void pr_str(sbuf_t *o, const char *s)
     sb_hex_tok(o, "s:", s, strnlen(s, cap ? cap : SIZE_MAX));
 }
 
+/* An unpacked REGEX: the whole block the library allocated for it when that holds
+ * more than one C string (`r:`), else a string token. */
+static void pr_regex(sbuf_t *o, const char *s)
+{
+    size_t n;
+    if (NULL != s && asked_size(s, &n) && strnlen(s, n) + 1 < n) {
+        sb_hex_tok(o, "r:", s, n);
+        return;
+    }
+    pr_str(o, s);
+}
+
 static void pr_str_fixed(sbuf_t *o, const char *s, size_t cap)
 {
     sb_hex_tok(o, "s:", s, strnlen(s, cap));
@@ -1675,8 +1743,10 @@ static void pr_elem(sbuf_t *o, int t, const void *src)
         return;
     }
     case T_STRING:
-    case T_REGEX:
         pr_str(o, *(char *const *) src);
+        return;
+    case T_REGEX:
+        pr_regex(o, *(char *const *) src);
         return;
     case T_PROC_NSPACE:
         pr_str_fixed(o, (const char *) src, sizeof(pmix_nspace_t));
