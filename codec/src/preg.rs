@@ -72,7 +72,10 @@ fn strtoul(s: &[u8]) -> (u64, usize) {
     let mut v: u64 = 0;
     let mut overflow = false;
     for c in &s[i..i + digits] {
-        match v.checked_mul(10).and_then(|x| x.checked_add(u64::from(c - b'0'))) {
+        match v
+            .checked_mul(10)
+            .and_then(|x| x.checked_add(u64::from(c - b'0')))
+        {
             Some(x) => v = x,
             None => overflow = true,
         }

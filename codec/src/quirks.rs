@@ -39,6 +39,22 @@ pub struct Quirk {
     pub chosen: &'static str,
 }
 
+impl Quirk {
+    /// Its one-line summary: the first sentence of what OpenPMIx does.
+    pub fn summary(&self) -> &'static str {
+        let s = self.openpmix;
+        match s.find(". ") {
+            Some(i) => &s[..=i],
+            None => s,
+        }
+    }
+
+    /// The entry whose id `text` names (a vector's comment, a report line), if any.
+    pub fn named_in(text: &str) -> Option<&'static Quirk> {
+        QUIRKS.iter().find(|q| text.contains(q.id))
+    }
+}
+
 /// Every quirk this codec knows about.
 pub const QUIRKS: &[Quirk] = &[
     Quirk {

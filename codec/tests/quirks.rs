@@ -208,7 +208,10 @@ fn r3_info_array_size_tag() {
         let c = codec(Component::V20, ND, rel);
         let bytes = enc(c, std::slice::from_ref(&one));
         // 6.0.0 and 6.1.0 (oracle) pack these bytes and refuse them with -46.
-        assert_eq!(bytes, h("00000001 0000000000000001 00000002 6b00 0000000000 0c 01"));
+        assert_eq!(
+            bytes,
+            h("00000001 0000000000000001 00000002 6b00 0000000000 0c 01")
+        );
         assert_eq!(
             dec(c, &bytes, &[(DataType::INFO_ARRAY, 1)]),
             Err((-46, 0)),

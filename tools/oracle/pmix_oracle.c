@@ -79,6 +79,11 @@
  * uninitialised on some inputs, and reading those must give the same answer
  * every time instead of heap garbage. Not under AddressSanitizer, which needs
  * its own allocator. */
+/* Allocation sizes are noted (below) only while a request holds a REGEX: otherwise
+ * malloc stays a plain tail call, so the stack garbage that some releases read (quirk
+ * U14) is what it always was. */
+static bool g_ring_on;
+
 #if !defined(__SANITIZE_ADDRESS__) && !defined(ORACLE_NO_MALLOC_WRAP)
 #define ZPAD 16
 extern void *__libc_calloc(size_t, size_t);
@@ -94,7 +99,7 @@ static struct {
 } g_ring[ORACLE_RING];
 static unsigned long g_ring_next;
 
-static void *noted(void *p, size_t n)
+static __attribute__((noinline)) void *noted(void *p, size_t n)
 {
     if (NULL != p) {
         unsigned long i = __atomic_fetch_add(&g_ring_next, 1, __ATOMIC_RELAXED) % ORACLE_RING;
@@ -124,6 +129,9 @@ void *malloc(size_t n)
         errno = ENOMEM;
         return NULL;
     }
+    if (!g_ring_on) {
+        return __libc_calloc(1, n + ZPAD);
+    }
     return noted(__libc_calloc(1, n + ZPAD), n);
 }
 
@@ -132,6 +140,9 @@ void *calloc(size_t a, size_t b)
     if (0 != a && b > (SIZE_MAX - ZPAD) / a) {
         errno = ENOMEM;
         return NULL;
+    }
+    if (!g_ring_on) {
+        return __libc_calloc(1, a * b + ZPAD);
     }
     return noted(__libc_calloc(1, a * b + ZPAD), a * b);
 }
@@ -153,7 +164,7 @@ void *realloc(void *p, size_t n)
         /* the bytes after n may hold old data when shrinking */
         memset(q + n, 0, ZPAD);
     }
-    return noted(q, n);
+    return g_ring_on ? noted(q, n) : q;
 }
 #else
 static bool asked_size(const void *p, size_t *n)
@@ -1498,12 +1509,14 @@ static void pr_str(sbuf_t *o, const char *s)
     sb_hex_tok(o, "s:", s, strnlen(s, cap ? cap : SIZE_MAX));
 }
 
-/* An unpacked REGEX: the whole block the library allocated for it when that holds
- * more than one C string (`r:`), else a string token. */
+/* An unpacked REGEX: for a `blob` framing (which the compress module copies into a block
+ * it mallocs itself), the whole block (`r:`); else a string token. Other regexes are
+ * strdup'd inside libc, whose blocks the ring does not see. */
 static void pr_regex(sbuf_t *o, const char *s)
 {
     size_t n;
-    if (NULL != s && asked_size(s, &n) && strnlen(s, n) + 1 < n) {
+    if (NULL != s && 0 == strncmp(s, "blob", 4) && asked_size(s, &n)
+        && n <= malloc_usable_size((void *) s) && strnlen(s, n) + 1 < n) {
         sb_hex_tok(o, "r:", s, n);
         return;
     }
@@ -2362,6 +2375,8 @@ int main(void)
             g_reply.s[0] = '\0';
         }
         alarm(REQUEST_SECONDS);
+        /* a REGEX named, or a blob framing ("blob" in hex) among the bytes to unpack */
+        g_ring_on = NULL != strstr(line, "REGEX") || NULL != strstr(line, "626c6f62");
         if (0 == setjmp(g_bad_jmp)) {
             handle_line(line, &g_reply);
         } else {
