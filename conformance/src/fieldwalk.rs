@@ -334,4 +334,32 @@ mod tests {
         assert_eq!(d.field.path, "INFO[3].value.PROC.rank");
         assert!(explain(&codec, &[DataType::INFO], &expected, &expected).is_none());
     }
+
+    #[test]
+    fn a_refused_call_is_marked_where_it_starts() {
+        let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+        let want = [Item::one(Value::Uint8(7)), Item::one(Value::proc("ns", 3))];
+        let wire = codec.encode(&want).unwrap();
+        let types = [DataType::UINT8, DataType::PROC];
+        let d = explain_decode_refusal(&codec, &types, &wire, &want, 1).unwrap();
+        // call 0 is `02 07`: call 1 starts at byte 2 with its count
+        assert_eq!(d.offset, 2);
+        assert_eq!(d.field.offset, 2);
+        assert_eq!(d.basis, "input");
+        assert!(
+            d.lines()
+                .contains("the answer refuses call 1 at byte 2 of the input"),
+            "{}",
+            d.lines()
+        );
+        // values read otherwise: the rank's byte
+        let got = [Item::one(Value::Uint8(7)), Item::one(Value::proc("ns", 4))];
+        let d = explain_decode_values(&codec, &types, &wire, &want, &got).unwrap();
+        assert_eq!(d.offset, wire.len() - 1);
+        assert_eq!(d.field.path, "PROC[0].rank");
+        // the reference's own refusal of a cut input
+        let d = explain_reference_refusal(&codec, &types, &wire[..4]).unwrap();
+        assert!(d.what.contains("refuses call 1"), "{}", d.what);
+        assert!(d.walk.iter().any(|l| l.starts_with(">>")));
+    }
 }
