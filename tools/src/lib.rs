@@ -7,6 +7,8 @@ pub mod corpus;
 pub mod edges;
 pub mod forms;
 pub mod hex;
+pub mod live;
 pub mod oracle;
+pub mod tap;
 pub mod tokens;
 pub mod vectorgen;
