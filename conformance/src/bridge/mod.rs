@@ -17,6 +17,7 @@
 //!   one (`ranks` of a `spawn`), and a request by rank R is made by that process
 //!   ([`rank_exists`]).
 
+pub mod native;
 pub mod prrte;
 pub mod relay;
 
