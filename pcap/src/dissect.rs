@@ -738,7 +738,7 @@ impl<'s> Dissector<'s> {
                         .unwrap_or(format!("cmd-{c}")),
                     None => "request".to_string(),
                 };
-                if let Some(c) = dec.command {
+                if let Some(c) = dec.command.filter(|c| pmix_ptl::grammar::answered(*c)) {
                     if conn.pending.len() >= MAX_PENDING && !conn.pending.contains_key(&h.tag) {
                         msg.problems.push(Problem::new(Severity::Warning, Some(4), "tag", format!("more than {MAX_PENDING} requests await a reply: this one is not paired")));
                     } else if let Some((prev, _)) = conn.pending.insert(h.tag, (msg.number, c)) {

@@ -8,12 +8,14 @@
 //! requests and replies by tag; flag what is wrong at the byte, with an explanation.
 //!
 //! Layout: [`capture`] (files and packets), [`reassembly`] (TCP), [`handshake`] (the connect
-//! message and answer), [`message`] (payload grammars), [`explain`], [`mod@dissect`] (the
+//! message and answer), [`message`] (payload grammars), [`explain`], [`conversation`] (a dissection against
+//! a logged conversation), [`mod@dissect`] (the
 //! connection table and state machine), [`event`] (what is reported), [`report`] (text forms).
 //! `pmix-wire pcap` is the command line over it.
 #![warn(missing_docs)]
 
 pub mod capture;
+pub mod conversation;
 pub mod dissect;
 pub mod event;
 pub mod explain;

@@ -1,10 +1,10 @@
 //! A framed message's payload, decoded pack call by pack call with the connection's codec:
 //! requests by their command's argument grammar, replies by the grammar of the request they
-//! answer, events by the notification's. The grammars are OpenPMIx's (the sources are named
-//! in [`pmix_ptl::command`]); a command without one here is shown as bytes, not guessed.
+//! answer, events by the notification's. The grammars are OpenPMIx's, as data in
+//! [`pmix_ptl::grammar`] (with their sources); a command without one is shown as bytes, not
+//! guessed.
 
 use pmix_codec::{Codec, DataType, ErrorDetails, Item, Status, Value};
-use pmix_ptl::command::cmd;
 
 /// `pmix_cmd_t` names (`src/include/pmix_globals.h`), by value.
 pub fn command_name(c: u8) -> Option<&'static str> {
@@ -51,64 +51,7 @@ pub fn command_name(c: u8) -> Option<&'static str> {
     })
 }
 
-/// One step of an argument grammar.
-#[derive(Clone, Copy, Debug)]
-enum Step {
-    /// One value of the type.
-    One(DataType),
-    /// `size_t n`, then `n` values of the type in one call (none packed when `n` is 0).
-    Counted(DataType),
-    /// The rest of the steps only if bytes remain.
-    IfMore,
-    /// Values of the type, one call each, to the end.
-    Rest(DataType),
-}
-
-use Step::*;
-
-const INFO: DataType = DataType::INFO;
-
-/// The arguments after `pmix_cmd_t` of the requests this dissector knows.
-fn request_grammar(c: u8) -> Option<&'static [Step]> {
-    Some(match c {
-        cmd::FINALIZE => &[],
-        cmd::SPAWN => &[Counted(INFO), Counted(DataType::APP)],
-        cmd::NOTIFY => &[
-            One(DataType::STATUS),
-            One(DataType::DATA_RANGE),
-            Counted(INFO),
-        ],
-        cmd::REGEVENTS => &[Counted(DataType::STATUS), Counted(INFO)],
-        cmd::QUERY => &[Counted(DataType::QUERY)],
-        cmd::ALLOC => &[One(DataType::ALLOC_DIRECTIVE), Counted(INFO)],
-        cmd::JOB_CONTROL => &[Counted(DataType::PROC), Counted(INFO)],
-        _ => return None,
-    })
-}
-
-/// The reply grammar for a request's command (status first).
-fn reply_grammar(c: Option<u8>) -> &'static [Step] {
-    match c {
-        // status, the job's nspace, then one KVAL per call for the tool's gds
-        Some(cmd::SPAWN) => &[
-            One(DataType::STATUS),
-            IfMore,
-            One(DataType::STRING),
-            Rest(DataType::KVAL),
-        ],
-        _ => &[One(DataType::STATUS), IfMore, Counted(INFO)],
-    }
-}
-
-/// `pmix_tool_notify_recv`: cmd, status, source, ninfo, infos, \[range\].
-const EVENT: &[Step] = &[
-    One(DataType::COMMAND),
-    One(DataType::STATUS),
-    One(DataType::PROC),
-    Counted(INFO),
-    IfMore,
-    One(DataType::DATA_RANGE),
-];
+use pmix_ptl::grammar::{self, Step, Step::*};
 
 /// The error for a count larger than the bytes it would need (no allocation made).
 pub fn lying_count(count: u64, len: usize, offset: usize, item: usize) -> pmix_codec::Error {
@@ -170,18 +113,30 @@ fn run(codec: &Codec, payload: &[u8], steps: &[Step], out: &mut Decoded) {
         for step in steps {
             match *step {
                 One(ty) => one(&mut u, ty, 1, out)?,
-                Counted(ty) => {
+                Counted(ty) | CountedEach(ty) => {
                     let at = u.offset();
                     one(&mut u, DataType::SIZE, 1, out)?;
                     let n = match out.items.last().and_then(|i| i.values.first()) {
                         Some(Value::Size(n)) => *n,
                         _ => 0,
                     };
+                    // every value takes at least a byte: a larger count is a lie, refused
+                    // before anything is sized by it
                     if n > payload.len() as u64 {
                         return Err(lying_count(n, payload.len(), at, out.items.len() - 1));
                     }
-                    if n > 0 {
+                    if matches!(step, CountedEach(_)) {
+                        for _ in 0..n {
+                            one(&mut u, ty, 1, out)?;
+                        }
+                    } else if n > 0 {
                         one(&mut u, ty, n as usize, out)?;
+                    }
+                }
+                RestPairs(first, second) => {
+                    while u.remaining() > 0 {
+                        one(&mut u, first, 1, out)?;
+                        one(&mut u, second, 1, out)?;
                     }
                 }
                 IfMore => {
@@ -240,7 +195,7 @@ pub fn decode_request(codec: &Codec, payload: &[u8]) -> Decoded {
     let Some(Value::Command(c)) = first.values.first().cloned() else {
         return out;
     };
-    let Some(steps) = request_grammar(c) else {
+    let Some(steps) = grammar::request(c) else {
         out.grammar = false;
         out.command = Some(c);
         out.items.push(first);
@@ -256,14 +211,14 @@ pub fn decode_request(codec: &Codec, payload: &[u8]) -> Decoded {
 /// Decode a reply to a request with command `request` (`None`: no request seen).
 pub fn decode_reply(codec: &Codec, payload: &[u8], request: Option<u8>) -> Decoded {
     let mut out = empty(request.is_some());
-    run(codec, payload, reply_grammar(request), &mut out);
+    run(codec, payload, grammar::reply(request), &mut out);
     out
 }
 
 /// Decode an event notification (tag 0).
 pub fn decode_event(codec: &Codec, payload: &[u8]) -> Decoded {
     let mut out = empty(true);
-    run(codec, payload, EVENT, &mut out);
+    run(codec, payload, grammar::EVENT, &mut out);
     out
 }
 
@@ -299,6 +254,137 @@ mod tests {
         }
     }
 
+    /// The client commands' pack calls, as an OpenPMIx client makes them, decode back to
+    /// the same calls in every component and both buffer kinds; one step too many or too
+    /// few in a grammar would leave bytes or run out.
+    #[test]
+    fn client_commands_decode_to_their_pack_calls() {
+        use pmix_codec::{Buffer, Kval};
+        let info = |k: &str, v: Value| Value::Info(Box::new(Info::new(k, v)));
+        let size = |n: u64| Item::one(Value::Size(n));
+        let cmd = |c: u8| Item::one(Value::Command(c));
+        for kind in BufferKind::ALL {
+            for c in [
+                Component::V21,
+                Component::V41,
+                Component::V51,
+                Component::V61,
+            ] {
+                let codec = Codec::new(c, kind);
+                let kv = codec
+                    .encode(&[Item::one(Value::Kval(Box::new(Kval {
+                        key: Some("t.str".into()),
+                        value: Value::string("hello"),
+                    })))])
+                    .unwrap();
+                let buffer = Value::Buffer(Buffer {
+                    kind: kind as u8,
+                    bytes: kv.into(),
+                });
+                let messages: Vec<(&str, Vec<Item>)> = vec![
+                    ("req", vec![cmd(0)]),
+                    (
+                        "abort",
+                        vec![
+                            cmd(1),
+                            Item::one(Value::Status(3)),
+                            Item::one(Value::string("bye")),
+                            size(1),
+                            Item::one(Value::proc("job", 0)),
+                        ],
+                    ),
+                    (
+                        "commit",
+                        vec![
+                            cmd(2),
+                            Item::one(Value::Scope(1)),
+                            Item::one(buffer.clone()),
+                            Item::one(Value::Scope(2)),
+                            Item::one(buffer),
+                        ],
+                    ),
+                    (
+                        "fence",
+                        vec![
+                            cmd(3),
+                            size(1),
+                            Item::one(Value::proc("job", u32::MAX - 1)),
+                            size(1),
+                            Item::new(
+                                DataType::INFO,
+                                vec![info("pmix.collect", Value::Bool(true))],
+                            ),
+                        ],
+                    ),
+                    (
+                        "get",
+                        vec![
+                            cmd(4),
+                            Item::one(Value::string("job")),
+                            Item::one(Value::ProcRank(1)),
+                            size(0),
+                            Item::one(Value::string("t.str")),
+                        ],
+                    ),
+                    (
+                        "lookup",
+                        vec![
+                            cmd(7),
+                            Item::one(Value::Uint32(0)),
+                            size(2),
+                            Item::one(Value::string("a")),
+                            Item::one(Value::string("b")),
+                            size(0),
+                        ],
+                    ),
+                    (
+                        "deregister-events",
+                        vec![cmd(14), Item::one(Value::Status(-195))],
+                    ),
+                    (
+                        "log",
+                        vec![
+                            cmd(16),
+                            Item::one(Value::Time(0)),
+                            size(1),
+                            Item::new(
+                                DataType::INFO,
+                                vec![info("pmix.log.stderr", Value::string("x"))],
+                            ),
+                            size(0),
+                        ],
+                    ),
+                ];
+                for (what, items) in messages {
+                    let b = codec.encode(&items).unwrap();
+                    let d = decode_request(&codec, &b);
+                    assert!(d.grammar, "{what}");
+                    assert!(d.error.is_none(), "{what} {c} {kind:?}: {:?}", d.error);
+                    assert_eq!(d.items, items, "{what} {c} {kind:?}");
+                    assert_eq!(command_name(d.command.unwrap()), Some(what));
+                }
+                // replies: req's job data, get's blobs
+                let req = [
+                    Item::one(Value::string("job")),
+                    Item::one(Value::Kval(Box::new(Kval {
+                        key: Some("pmix.jobid".into()),
+                        value: Value::string("job"),
+                    }))),
+                ];
+                let get = [
+                    Item::one(Value::Status(0)),
+                    Item::one(Value::ByteObject(vec![1u8, 2, 3].into())),
+                ];
+                for (c, items) in [(0u8, &req[..]), (4, &get[..])] {
+                    let b = codec.encode(items).unwrap();
+                    let d = decode_reply(&codec, &b, Some(c));
+                    assert!(d.error.is_none(), "reply to {c}: {:?}", d.error);
+                    assert_eq!(d.items, items, "reply to {c}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_type_the_component_lacks_fails_at_its_byte() {
         let v61 = Codec::new(Component::V61, BufferKind::NonDescribed);
@@ -329,9 +415,9 @@ mod tests {
     #[test]
     fn lying_counts_and_trailing_bytes_are_errors() {
         let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
-        let d = decode_reply(&codec, &[0x02, 0x00, 0x02, 0x7f], Some(cmd::ALLOC));
+        let d = decode_reply(&codec, &[0x02, 0x00, 0x02, 0x7f], Some(17));
         assert!(d.error.is_some());
-        let d = decode_reply(&codec, &[0x02, 0x00, 0x07], Some(cmd::REGEVENTS));
+        let d = decode_reply(&codec, &[0x02, 0x00, 0x07], Some(13));
         assert!(d.error.is_some());
         let mut fin = Request::Finalize.encode(&codec).unwrap();
         fin.push(0);

@@ -6,120 +6,12 @@
 //!
 //! If the root is missing the test says so loudly, and fails when `CI` is set.
 
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pmix_codec::{attrs, App, Component, Info, Query, Value};
 use pmix_peer::scenario::{probe_type75, Plan};
-use pmix_peer::{AllocDirective, ConnectRequest, Identity, Limits, Peer, ServerUri};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn sid_root() -> Option<PathBuf> {
-    let out = Command::new("bash")
-        .arg(repo().join("tools/peers.sh"))
-        .args(["root", "7.0.0rc1"])
-        .output()
-        .ok()?;
-    let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    (out.status.success() && root.join("usr/bin/gcc").exists()).then_some(root)
-}
-
-struct Server {
-    child: std::process::Child,
-    uri: Option<ServerUri>,
-    log: PathBuf,
-    inner: PathBuf,
-}
-
-impl Server {
-    fn start(root: &Path) -> Server {
-        let rel = format!("/tmp/pw-plain-{}", std::process::id());
-        let inner = root.join(rel.trim_start_matches('/'));
-        std::fs::create_dir_all(&inner).unwrap();
-        std::fs::copy(
-            repo().join("peer/servers/plain-server.c"),
-            inner.join("plain-server.c"),
-        )
-        .unwrap();
-        let build = Command::new("timeout")
-            .args(["120", "bash"])
-            .arg(repo().join("tools/peers.sh"))
-            .args(["run", "7.0.0rc1", "--", "sh", "-c"])
-            .arg(format!(
-                "gcc -Wall -Werror -o {rel}/plain-server {rel}/plain-server.c $(pkg-config --cflags --libs pmix)"
-            ))
-            .output()
-            .unwrap();
-        assert!(
-            build.status.success(),
-            "building plain-server: {}",
-            String::from_utf8_lossy(&build.stderr)
-        );
-        let log = inner.join("server.log");
-        let child = Command::new("timeout")
-            .args(["90", "bash"])
-            .arg(repo().join("tools/peers.sh"))
-            .args(["run", "7.0.0rc1", "--"])
-            .arg(format!("{rel}/plain-server"))
-            .arg(format!("{rel}/uri"))
-            .arg("60")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        // from here on, Drop stops the server whatever happens
-        let mut server = Server {
-            child,
-            uri: None,
-            log,
-            inner,
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let uri_file = server.inner.join("uri");
-        while server.uri.is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "plain-server wrote no URI in 20 s: {}",
-                std::fs::read_to_string(&server.log).unwrap_or_default()
-            );
-            server.uri = ServerUri::from_file(&uri_file).ok();
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        server
-    }
-
-    fn uri(&self) -> &ServerUri {
-        self.uri.as_ref().expect("started")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", "--", &format!("-{}", self.child.id())])
-            .status();
-        // bounded: the server exits on SIGTERM, and `timeout 90` ends it regardless
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.inner);
-    }
-}
+use pmix_peer::{AllocDirective, ConnectRequest, Identity, Limits, Peer};
+use pmix_testsupport::{missing, sid_root, PlainServer};
 
 fn limits() -> Limits {
     Limits {
@@ -138,16 +30,13 @@ fn key(name: &str) -> &'static str {
 #[test]
 fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
     let Some(root) = sid_root() else {
-        let msg = "OpenPMIx 7.0.0rc1 sid root is MISSING: run `bash tools/peers.sh make 7.0.0rc1` \
-                   (needs root). The plain-server test did NOT run.";
-        eprintln!("\n!!!!!!!!!! {msg}\n");
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
-        return;
+        return missing(
+            "OpenPMIx 7.0.0rc1 sid root is MISSING: run `bash tools/peers.sh make 7.0.0rc1` \
+             (needs root); the plain-server test",
+        );
     };
-    let server = Server::start(&root);
-    assert_eq!(server.uri().nspace, "plain-server");
+    let server = PlainServer::start();
+    assert_eq!(server.uri.nspace, "plain-server");
     for (i, component) in [Component::V61, Component::V51, Component::V41]
         .into_iter()
         .enumerate()
@@ -160,7 +49,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
             },
             component,
         );
-        let mut peer = Peer::connect(server.uri(), &req, limits()).expect("handshake");
+        let mut peer = Peer::connect(&server.uri, &req, limits()).expect("handshake");
         assert_eq!(peer.reply.server_nspace, "plain-server");
         assert_eq!(peer.register_events(vec![-195], vec![]).unwrap(), 0);
 
@@ -218,7 +107,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
                 limits: limits(),
                 ready_wait: Duration::from_secs(1),
             };
-            let probe = probe_type75(server.uri(), &plan);
+            let probe = probe_type75(&server.uri, &plan);
             assert!(probe.contains("status -16"), "{probe}");
         }
     }
@@ -232,7 +121,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
         {
             for (path, parsed) in pmix_peer::rendezvous::scan_rendezvous_dir(&dir.path()).unwrap() {
                 if let Ok(u) = parsed {
-                    if u.uri == server.uri().uri {
+                    if u.uri == server.uri.uri {
                         found = Some((path, u));
                     }
                 }
@@ -261,7 +150,7 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
         Ok(p) => panic!("needs-id accepted without tool_connected: {:?}", p.reply),
     }
 
-    let log = std::fs::read_to_string(&server.log).unwrap();
+    let log = server.log_text();
     eprintln!("{log}");
     // what libpmix handed its host for our v61 request: type 75, value CHILD (2)
     assert!(log.contains("pmix.alloc.inhrt type 75 byte 2"), "{log}");

@@ -10,92 +10,24 @@
 //!
 //! If the root is missing the test says so loudly, and fails when `CI` is set.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pmix_codec::Component;
 use pmix_peer::scenario::{self, Plan, DVM_IS_READY};
-use pmix_peer::{Limits, ServerUri};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use pmix_peer::Limits;
+use pmix_testsupport::{missing, repo, Dvm};
 
 /// Whether the sid root with PRRTE exists; otherwise say so (and fail under CI).
 fn prrte_available() -> bool {
-    let out = Command::new("bash")
-        .arg(repo().join("tools/peers.sh"))
-        .args(["root", "7.0.0rc1"])
-        .output();
-    let ok = match out {
-        Ok(o) if o.status.success() => {
-            let root = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            Path::new(&root).join("usr/bin/prte").exists()
-        }
-        _ => false,
-    };
+    let ok = Dvm::available();
     if !ok {
-        let msg = "PRRTE 5.0.0rc1 / OpenPMIx 7.0.0rc1 sid root is MISSING: \
-                   run `bash tools/peers.sh make 7.0.0rc1` (needs root). \
-                   The native-peer acceptance test did NOT run.";
-        eprintln!("\n!!!!!!!!!! {msg}\n");
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
+        missing(
+            "PRRTE 5.0.0rc1 / OpenPMIx 7.0.0rc1 sid root is MISSING: \
+             run `bash tools/peers.sh make 7.0.0rc1` (needs root); the native-peer acceptance test",
+        );
     }
     ok
-}
-
-/// A DVM started by dvm.sh, stopped when dropped.
-struct Dvm {
-    dir: PathBuf,
-}
-
-impl Dvm {
-    fn start(name: &str) -> Dvm {
-        let dir = std::env::temp_dir().join(format!("pmix-peer-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let t0 = Instant::now();
-        let out = Command::new("timeout")
-            .args(["90", "bash"])
-            .arg(repo().join("tools/prrte/dvm.sh"))
-            .args([
-                "start",
-                "--nodes",
-                "n1,n2,n3,n4",
-                "--timeout",
-                "60",
-                "--dir",
-            ])
-            .arg(&dir)
-            .output()
-            .expect("run dvm.sh");
-        let dvm = Dvm { dir };
-        assert!(
-            out.status.success(),
-            "dvm.sh start failed after {:?}: {}",
-            t0.elapsed(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dvm
-    }
-
-    fn uri(&self) -> ServerUri {
-        ServerUri::from_file(&self.dir.join("uri")).expect("URI file")
-    }
-}
-
-impl Drop for Dvm {
-    fn drop(&mut self) {
-        let _ = Command::new("timeout")
-            .args(["40", "bash"])
-            .arg(repo().join("tools/prrte/dvm.sh"))
-            .args(["stop", "--timeout", "20", "--dir"])
-            .arg(&self.dir)
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 fn plan(component: Component, node: &str) -> Plan {
@@ -121,7 +53,7 @@ fn acceptance(component: Component, node: &str) {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start(component.name());
+    let dvm = Dvm::start("n1,n2,n3,n4", component.name());
     let uri = dvm.uri();
     let p = plan(component, node);
     let r = scenario::run(&uri, &p);
@@ -188,7 +120,7 @@ fn prrte_survives_hostile_messages() {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start("hostile");
+    let dvm = Dvm::start("n1,n2,n3,n4", "hostile");
     let uri = dvm.uri();
     let text =
         std::fs::read_to_string(repo().join("vectors/openpmix-7.0.0rc1/v61-non-described.json"))
@@ -227,7 +159,7 @@ fn prrte_conversation_v61_matches_the_stored_vector() {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start("conv");
+    let dvm = Dvm::start("n1,n2,n3,n4", "conv");
     let uri = dvm.uri();
     let mut p = plan(Component::V61, "n4");
     p.nspace = "conv-v61".into();
@@ -258,7 +190,7 @@ fn pmix_peer_connect_prints_the_servers_answer() {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start("cli");
+    let dvm = Dvm::start("n1,n2,n3,n4", "cli");
     let uri = dvm.uri();
     let bin = env!("CARGO_BIN_EXE_pmix-peer");
     for component in ["v61", "v51", "v41"] {
@@ -308,7 +240,7 @@ fn prrte_relays_a_tool_event_to_another_tool() {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start("notify");
+    let dvm = Dvm::start("n1,n2,n3,n4", "notify");
     let uri = dvm.uri();
     let pid = std::process::id();
     let tool = |name: &str| {
@@ -358,7 +290,7 @@ fn prrte_answers_every_alloc_directive() {
     if !prrte_available() {
         return;
     }
-    let dvm = Dvm::start("directives");
+    let dvm = Dvm::start("n1,n2,n3,n4", "directives");
     let uri = dvm.uri();
     let p = plan(Component::V61, "n2");
     let req = pmix_peer::ConnectRequest::tool(

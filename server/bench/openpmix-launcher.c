@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ; /* not declared by every release's headers */
+
 static void release_copy(void *cbdata) { free(cbdata); }
 
 static pmix_status_t fence_fn(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],

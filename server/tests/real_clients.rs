@@ -10,116 +10,16 @@
 //! debootstrap roots, 6.0.0 and 6.1.0 built from source). A release that is not made is
 //! reported loudly, and fails the test when `CI` is set.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use pmix_codec::{BufferKind, Component, Release};
+use pmix_testsupport::{build, peers, release_available, repo, Built};
 use serde_json::Value as J;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn peers(args: &[&str]) -> std::process::Output {
-    Command::new("bash")
-        .arg(repo().join("tools/peers.sh"))
-        .args(args)
-        .output()
-        .expect("bash runs")
-}
 
 /// Whether `release` is made; if not, say so loudly (and fail under CI).
 fn available(release: &str) -> bool {
-    let list = String::from_utf8_lossy(&peers(&["list"]).stdout).to_string();
-    let made = list
-        .lines()
-        .any(|l| l.starts_with(release) && l.split_whitespace().nth(2) == Some("made"));
-    if !made {
-        let msg = format!(
-            "OpenPMIx {release} is MISSING: pmix-server was NOT tested against its clients; \
-             run `bash tools/peers.sh make {release}` (see `bash tools/peers.sh list`)"
-        );
-        if std::env::var_os("CI").is_some() {
-            panic!("{msg}");
-        }
-        eprintln!("\n*** {msg} ***\n");
-    }
-    made
-}
-
-/// A C program built against one release, and how to run it.
-struct Built {
-    /// The path the program has where it runs (inside the root for root releases).
-    program: String,
-    /// The command it runs under (`bash tools/peers.sh run R --`), if any.
-    wrapper: Option<String>,
-    /// Host directory to remove afterwards.
-    dir: PathBuf,
-}
-
-impl Drop for Built {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Build `source` (with `include` dirs) against `release`.
-fn build(release: &str, name: &str, source: &Path, include: Option<&Path>) -> Built {
-    let root_kind = matches!(release, "5.0.7" | "7.0.0rc1");
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let tag = format!("pw-srv-{}-{n}-{name}-{release}", std::process::id());
-    let (dir, inner) = if root_kind {
-        let root = String::from_utf8_lossy(&peers(&["root", release]).stdout)
-            .trim()
-            .to_string();
-        let inner = format!("/tmp/{tag}");
-        (Path::new(&root).join(inner.trim_start_matches('/')), inner)
-    } else {
-        let d = std::env::temp_dir().join(&tag);
-        let s = d.display().to_string();
-        (d, s)
-    };
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(source, dir.join("prog.c")).unwrap();
-    let mut inc = String::new();
-    if let Some(i) = include {
-        std::fs::create_dir_all(dir.join("inc")).unwrap();
-        for e in std::fs::read_dir(i).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), dir.join("inc").join(e.file_name())).unwrap();
-        }
-        inc = format!("-I{inner}/inc");
-    }
-    let gcc = format!(
-        "gcc -Wall -o {inner}/prog {inc} {inner}/prog.c $(pkg-config --cflags --libs pmix) -lpthread \
-         -Wl,-rpath,$(pkg-config --variable=libdir pmix)"
-    );
-    let out = if release == "4.2.2" {
-        Command::new("sh").args(["-c", &gcc]).output().unwrap()
-    } else {
-        Command::new("timeout")
-            .args(["180", "bash"])
-            .arg(repo().join("tools/peers.sh"))
-            .args(["run", release, "--", "sh", "-c", &gcc])
-            .output()
-            .unwrap()
-    };
-    assert!(
-        out.status.success(),
-        "building {name} against {release}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Built {
-        program: format!("{inner}/prog"),
-        wrapper: (release != "4.2.2").then(|| {
-            format!(
-                "bash {} run {release} --",
-                repo().join("tools/peers.sh").display()
-            )
-        }),
-        dir,
-    }
+    release_available(release, "pmix-server was NOT tested against its clients")
 }
 
 struct Run {

@@ -6,6 +6,8 @@ pub mod cli;
 pub mod corpus;
 pub mod edges;
 pub mod hex;
+pub mod live;
 pub mod oracle;
+pub mod tap;
 pub mod tokens;
 pub mod vectorgen;
