@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile="${2:?}"; shift 2 ;;
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base"; shift ;;
-    -h | --help) sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
