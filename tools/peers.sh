@@ -7,6 +7,7 @@
 #   bash tools/peers.sh oracle RELEASE            build (if stale) the oracle; print its path
 #   bash tools/peers.sh run RELEASE -- CMD ARG... run a command where that library lives
 #   bash tools/peers.sh root RELEASE              print the root (debootstrap releases) or prefix
+#   bash tools/peers.sh kind RELEASE              print how it is made: system, root or source
 #
 # Releases (the library that is the judge of each codec release profile):
 #   4.2.2     Debian 12 libpmix-dev (the host's own package)           profile 4.2
@@ -296,6 +297,10 @@ case "$cmd" in
     [ $# -eq 1 ] || die "oracle RELEASE (valid: ${RELEASES[*]})"
     build_oracle "$1"
     ;;
+  kind)
+    [ $# -eq 1 ] || die "kind RELEASE"
+    kind_of "$1"
+    ;;
   root)
     [ $# -eq 1 ] || die "root RELEASE"
     case "$(kind_of "$1")" in root) root_dir "$1" ;; source) prefix_dir "$1" ;; system) echo / ;; esac
@@ -311,5 +316,5 @@ case "$cmd" in
       system) exec "$@" ;;
     esac
     ;;
-  *) die "unknown command '$cmd' (valid: list make oracle run root)" ;;
+  *) die "unknown command '$cmd' (valid: list make oracle run root kind)" ;;
 esac

@@ -14,6 +14,12 @@
 #         DIR/prte.log  prte's stdout and stderr
 #       Exit status 0 when the DVM is ready; otherwise non-zero, with the log's tail on stderr
 #       and the DVM stopped.
+#   bash tools/prrte/dvm.sh start --hostfile FILE --dir DIR [--agent fake|ssh] [--timeout 60]
+#       The same with the nodes of a hostfile (PRRTE's format: `name [slots=N]` lines) passed
+#       to prte as --hostfile. With `--agent ssh` prte starts each prted over real ssh (a
+#       real cluster: the root's prted must exist at the same path on every host, and the
+#       hosts must reach each other); the default `fake` agent stands in for ssh on one
+#       machine, each hostfile name becoming a UTS namespace (how the tests run this path).
 #   bash tools/prrte/dvm.sh stop --dir DIR [--timeout 20]
 #       `pterm.prrte --dvm-uri file:...` inside the root, waits (bounded) for prte and this
 #       DVM's prted daemons to leave, then kills what is left (only this DVM's processes).
@@ -32,18 +38,20 @@ release=7.0.0rc1
 
 say() { echo "dvm: $*" >&2; }
 die() { echo "dvm: error: $*" >&2; exit 1; }
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
-nodes="" dir="" slots=2 timeout=""
+nodes="" dir="" slots=2 timeout="" hostfile="" agent=fake
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes="${2:?--nodes needs a value}"; shift 2 ;;
     --dir) dir="${2:?--dir needs a value}"; shift 2 ;;
     --slots) slots="${2:?--slots needs a value}"; shift 2 ;;
     --timeout) timeout="${2:?--timeout needs a value}"; shift 2 ;;
+    --hostfile) hostfile="${2:?--hostfile needs a file}"; shift 2 ;;
+    --agent) agent="${2:?--agent needs fake or ssh}"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
-    *) die "unknown option '$1' (valid: --nodes --dir --slots --timeout)" ;;
+    *) die "unknown option '$1' (valid: --nodes --hostfile --agent --dir --slots --timeout)" ;;
   esac
 done
 
@@ -78,7 +86,13 @@ dvm_pids() {
 
 case "$cmd" in
   start)
-    [ -n "$nodes" ] || die "start needs --nodes n1,n2,..."
+    case "$agent" in fake | ssh) ;; *) die "--agent: fake or ssh (got '$agent')" ;; esac
+    if [ -n "$hostfile" ]; then
+      [ -z "$nodes" ] || die "--nodes and --hostfile exclude each other"
+      [ -s "$hostfile" ] || die "--hostfile: $hostfile is missing or empty"
+      nodes="$(grep -v '^[[:space:]]*#' "$hostfile" | awk 'NF {print $1}' | paste -sd,)"
+    fi
+    [ -n "$nodes" ] || die "start needs --nodes n1,n2,... or --hostfile FILE"
     [ -n "$dir" ] || die "start needs --dir DIR"
     [[ "$nodes" =~ ^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$ ]] || die "--nodes: comma-separated names of letters, digits, _ and - (got '$nodes')"
     [[ "$slots" =~ ^[0-9]+$ ]] || die "--slots: a number (got '$slots')"
@@ -89,10 +103,16 @@ case "$cmd" in
     inner="$(mktemp -d "$root/tmp/pmix-wire-dvm.XXXXXX")"; rel="/tmp/$(basename "$inner")"
     echo "$rel" >"$dir/rootdir"
     write_agent "$inner/fakessh"
-    hosts="$(echo "$nodes" | sed "s/\([^,]*\)/\1:$slots/g")"
-    say "starting prte with --host $hosts (root $root, files in $inner)"
-    setsid bash "$peers" run "$release" -- prte --report-uri "$rel/uri" --host "$hosts" \
-      --prtemca plm_ssh_agent "$rel/fakessh" --prtemca prte_elastic_mode 1 \
+    if [ -n "$hostfile" ]; then
+      cp "$hostfile" "$inner/hostfile"; where=(--hostfile "$rel/hostfile")
+    else
+      where=(--host "$(echo "$nodes" | sed "s/\([^,]*\)/\1:$slots/g")")
+    fi
+    launch=(--prtemca plm_ssh_agent "$rel/fakessh")
+    [ "$agent" = ssh ] && launch=()
+    say "starting prte with ${where[*]} over the $agent agent (root $root, files in $inner)"
+    setsid bash "$peers" run "$release" -- prte --report-uri "$rel/uri" "${where[@]}" \
+      "${launch[@]}" --prtemca prte_elastic_mode 1 \
       </dev/null >"$dir/prte.log" 2>&1 &
     echo $! >"$dir/pid"
     n_nodes="$(echo "$nodes" | tr ',' '\n' | wc -l)"
@@ -103,6 +123,8 @@ case "$cmd" in
       if [ -s "$inner/uri" ]; then
         ns="$(head -n1 "$inner/uri" | sed 's/;.*//; s/@.*//')"
         n_prted="$(pgrep -f -- "prted.*$ns@" | wc -l || true)"
+        # over real ssh the daemons run on other hosts: prte's own "DVM ready" is the sign
+        [ "$agent" = ssh ] && n_prted="$n_nodes"
         # prte prints "DVM ready" once every daemon has reported in
         if [ "$n_prted" -ge "$n_nodes" ] && grep -q "DVM ready" "$dir/prte.log"; then ready=1; break; fi
       fi

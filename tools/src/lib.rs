@@ -8,5 +8,6 @@ pub mod edges;
 pub mod hex;
 pub mod live;
 pub mod oracle;
+pub mod tap;
 pub mod tokens;
 pub mod vectorgen;

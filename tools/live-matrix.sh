@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# live-matrix.sh: the live interop matrix. Real libpmix clients and tools of every release
+# against real servers of every kind; every operation observed, recorded in one JSON file.
+#
+#   bash tools/live-matrix.sh [--json OUT] [--servers A,B] [--clients A,B]
+#                             [--variants base,tool,force,buffer,gds] [--ci]
+#                             [--hostfile F [--agent fake|ssh]]
+#
+# Makes what is missing (the C programs per release, tools/live/build.sh; the wire tap and
+# pmix-server, cargo), then for each server and each client release runs cells, one
+# progress line per cell:
+#   base    the job's two ranks run tools/live/live-client.c with the environment the
+#           server gave them: init, job-info get, put/commit/fence/get of every type class,
+#           allocation request with PMIX_ALLOC_INHERITANCE, query, finalize
+#   tool    a tool (given id) against the server's URI: init, query, allocation, finalize
+#   force   once per older bfrops component both sides offer: only that component's
+#           PMIX_SERVER_URI variable is left, so the client speaks it (MATRIX.md's cells)
+#   buffer  the client is told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC
+#   gds     the client is told PMIX_GDS_MODULE=hash (base keeps the server's choice, the
+#           shared-memory modules where the release has them)
+# Every connection passes the wire tap (pmix-live-tap), so the component, buffer type, gds
+# and psec recorded are the ones the client named on the wire.
+#
+# Servers (default: every one that is made): plain-4.2.2 plain-5.0.7 plain-6.0.0
+# plain-6.1.0 plain-7.0.0rc1 (peer/servers/plain-server.c), prrte-5.0.0rc1 (a DVM of
+# tools/prrte/dvm.sh on n1,n2; with --hostfile F on the hosts of F, started over real ssh
+# with --agent ssh, or by the fake agent standing in), pmix-server (ours), slurm-24.11.5 and slurm-22.05.8
+# (tools/live/slurm.sh; included when `slurm.sh make` has made them).
+# --ci: the documented CI subset (base and tool cells only), and a harness check: every
+# same-release base cell (client R against plain-R) must reach the wire and complete init,
+# every put/fence/get and finalize (cross-release failures are findings, not errors).
+# Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
+# then prints the matrix with `pmix-vectors live` when that command exists.
+# Needs root (the debootstrap roots, namespaces) and `bash tools/peers.sh make all`.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+live="$here/live"
+peers="$here/peers.sh"
+shared="${PMIX_LIVE_SHARED:-/tmp/pmix-live}"
+cache="${PMIX_WIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmix-wire}"
+
+RELEASES=(4.2.2 5.0.7 6.0.0 6.1.0 7.0.0rc1)
+out="$repo/vectors/live/observations.json"
+servers="" clients="" variants="base,tool,force,buffer,gds" hostfile="" agent=fake ci=0
+cmdline="bash tools/live-matrix.sh $*"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --json) out="${2:?}"; shift 2 ;;
+    --servers) servers="${2:?}"; shift 2 ;;
+    --clients) clients="${2:?}"; shift 2 ;;
+    --variants) variants="${2:?}"; shift 2 ;;
+    --hostfile) hostfile="${2:?}"; shift 2 ;;
+    --agent) agent="${2:?}"; shift 2 ;;
+    --ci) ci=1; variants="base,tool"; shift ;;
+    -h | --help) sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
+  esac
+done
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+
+say() { echo "live-matrix: $*" >&2; }
+die() { echo "live-matrix: error: $*" >&2; exit 1; }
+has() { case ",$1," in *",$2,"*) return 0 ;; *) return 1 ;; esac; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap roots and namespaces)"
+
+# ---- make what is missing ----
+missing=()
+for r in "${RELEASES[@]}"; do
+  bash "$peers" list 2>/dev/null | awk -v r="$r" '$1 == r && $3 == "made" {ok=1} END {exit !ok}' || missing+=("$r")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "releases not made: ${missing[*]} (bash tools/peers.sh make ${missing[*]} [--openpmix-src DIR])"
+  [ -n "${CI:-}" ] && die "CI needs every release"
+fi
+[ -z "$clients" ] && clients="$(printf '%s\n' "${RELEASES[@]}" | grep -vxF -f <(printf '%s\n' "${missing[@]}" "") | paste -sd,)"
+if [ -z "$servers" ]; then
+  servers="$(for r in ${clients//,/ }; do printf 'plain-%s,' "$r"; done)"
+  has "$clients" 7.0.0rc1 && servers="${servers}prrte-5.0.0rc1,"
+  servers="${servers}pmix-server"
+  for s in 24.11.5 22.05.8; do
+    bash "$live/slurm.sh" made "$s" 2>/dev/null && servers="$servers,slurm-$s"
+  done
+fi
+say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
+(cd "$repo" && cargo build -q --release -p pmix-wire --bin pmix-live-tap -p pmix-server)
+target="${CARGO_TARGET_DIR:-$repo/target}"
+tap="$target/release/pmix-live-tap"
+declare -A launchers
+for r in ${clients//,/ }; do launchers[$r]="$(bash "$live/build.sh" "$r")"; done
+for s in ${servers//,/ }; do case "$s" in plain-*) bash "$live/build.sh" "${s#plain-}" >/dev/null ;; esac; done
+
+# ---- components ----
+comps_of() {
+  case "$1" in
+    4.2.2 | 5.0.7) echo "v20 v21 v3 v4 v41" ;;
+    6.0.0) echo "v20 v21 v3 v4 v41 v51" ;;
+    6.1.0) echo "v20 v21 v3 v4 v41 v51 v61" ;;
+    7.0.0rc1) echo "v21 v3 v4 v41 v51 v61" ;;
+    *) echo "" ;;
+  esac
+}
+uri_var() { local n="${1#v}"; [ "$n" = 20 ] && n=2; echo "PMIX_SERVER_URI$n"; }
+server_release() {
+  case "$1" in
+    plain-*) echo "${1#plain-}" ;;
+    prrte-5.0.0rc1) echo 7.0.0rc1 ;;
+    pmix-server) echo native ;;
+    slurm-24.11.5) echo 5.0.7 ;;
+    slurm-22.05.8) echo 4.2.2 ;;
+  esac
+}
+
+mkdir -p "$shared"
+work="$(mktemp -d "$shared/run.XXXXXX")"
+dvm=""; slurm=""
+cleanup() {
+  for d in "$work"/cell.*; do [ -f "$d/pid" ] && bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1; done
+  [ -n "$dvm" ] && bash "$here/prrte/dvm.sh" stop --dir "$dvm" >/dev/null 2>&1 || true
+  [ -n "$slurm" ] && bash "$live/slurm.sh" stop --slurm "$slurm" >/dev/null 2>&1 || true
+  [ -n "${KEEP_LIVE_WORK:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+if has "$servers" prrte-5.0.0rc1; then
+  dvm="$work/dvm"
+  where=(--nodes n1,n2)
+  [ -n "$hostfile" ] && where=(--hostfile "$hostfile" --agent "$agent")
+  say "starting a PRRTE DVM (${where[*]})"
+  bash "$here/prrte/dvm.sh" start "${where[@]}" --dir "$dvm" >/dev/null || die "the PRRTE DVM did not start"
+fi
+
+cells="$work/cells.tsv"; : >"$cells"
+n=0
+# run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN)
+run_cell() {
+  local server="$1" crel="$2" variant="$3" forced="$4" d r upstream port tool_uri line
+  n=$((n + 1)); d="$work/cell.$n"; mkdir -p "$d"
+  local sargs=(--dir "$d" --timeout 60)
+  case "$server" in prrte-*) sargs+=(--dvm "$dvm") ;; slurm-*) sargs+=(--slurm "$slurm") ;; esac
+  if ! bash "$live/server.sh" start "$server" "${sargs[@]}" 2>"$d/start.err"; then
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" client "$server" "$(server_release "$server")" "$variant" "$forced" "$d" >>"$cells"
+    echo "server did not start: $(tail -n 3 "$d/start.err" | tr '\n' ' ')" >"$d/out.0"
+    say "[$n] $crel -> $server ($variant): the server did not start"
+    return 0
+  fi
+  if [ "$forced" != - ] && ! grep -q "^$(uri_var "$forced")=" "$d/env.0"; then
+    bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
+    rm -rf "$d"; n=$((n - 1)); return 0  # the server does not offer that component
+  fi
+  # one wire tap per rank: under Slurm each node's rank has its own server (slurmstepd)
+  local tpids=() ports=()
+  for r in 0 1; do
+    upstream="$(grep -m1 '^PMIX_SERVER_URI' "$d/env.$r" | sed 's/.*tcp4:\/\///')"
+    "$tap" "$upstream" "$d/tap.jsonl" 150 >"$d/tap.$r.port" 2>"$d/tap.$r.err" &
+    tpids+=($!)
+  done
+  for r in 0 1; do
+    local i=0
+    while [ ! -s "$d/tap.$r.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    ports+=("$(head -n1 "$d/tap.$r.port")")
+  done
+  port="${ports[0]}"
+  local kind=client
+  if [ "$variant" = tool ]; then
+    kind=tool
+    if [ -s "$d/uri" ]; then tool_uri="$(head -n1 "$d/uri")"; else tool_uri="$(grep -m1 '^PMIX_SERVER_URI41=' "$d/env.0" | cut -d= -f2-)"; fi
+    tool_uri="$(echo "$tool_uri" | sed "s/:[0-9]*\$/:$port/")"
+    set +e
+    timeout 40 "${launchers[$crel]}/live-client" tool "$tool_uri" livetool >"$d/tool.out" 2>"$d/tool.err"
+    echo $? >"$d/tool.rc"; set -e
+  else
+    local pids=()
+    for r in $(seq 0 1); do
+      # the rank's environment, as the variant says, every URI pointed at the tap
+      grep '^PMIX_' "$d/env.$r" | sed "s/\(tcp4:\/\/[0-9.]*\):[0-9]*/\1:${ports[$r]}/" >"$d/cenv.$r"
+      if [ "$forced" != - ]; then
+        grep -v '^PMIX_SERVER_URI[0-9]' "$d/cenv.$r" >"$d/cenv.tmp"
+        grep "^$(uri_var "$forced")=" "$d/cenv.$r" >>"$d/cenv.tmp"; mv "$d/cenv.tmp" "$d/cenv.$r"
+      fi
+      case "$variant" in
+        buffer) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r"; echo PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC >>"$d/cenv.$r" ;;
+        gds) sed -i '/^PMIX_GDS_MODULE=/d' "$d/cenv.$r"; echo PMIX_GDS_MODULE=hash >>"$d/cenv.$r" ;;
+      esac
+      ( set +e; mapfile -t e <"$d/cenv.$r"
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${e[@]}" \
+          timeout 40 "${launchers[$crel]}/live-client" client >"$d/out.$r" 2>"$d/err.$r"
+        echo $? >"$d/rank$r.rc" ) &
+      pids+=($!)
+    done
+    wait "${pids[@]}" 2>/dev/null || true
+  fi
+  bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
+  kill "${tpids[@]}" 2>/dev/null || true; wait "${tpids[@]}" 2>/dev/null || true
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" >>"$cells"
+  local f="$d/out.0"; [ "$kind" = tool ] && f="$d/tool.out"
+  local total okc comp
+  total="$(grep -c '^OP ' "$f" 2>/dev/null || true)"; okc="$(grep -c '^OP [^ ]* 0 ' "$f" 2>/dev/null || true)"
+  comp="$(head -n1 "$d/tap.jsonl" 2>/dev/null | grep -o '"bfrops":"[^"]*"' | cut -d'"' -f4 || true)"
+  line="[$n] $kind $crel -> $server ($variant${forced:+ $forced}): ${okc:-0}/${total:-0} operations succeeded, component ${comp:-none}"
+  echo "live-matrix: ${line// -)/)}" >&2
+}
+
+for server in ${servers//,/ }; do
+  srel="$(server_release "$server")"
+  case "$server" in
+    slurm-*)
+      # one cluster at a time (they share the ports of the configuration)
+      slurm="$work/${server}"
+      say "starting Slurm ${server#slurm-} (munged, slurmctld, slurmd n1 and n2)"
+      bash "$live/slurm.sh" start --slurm "$slurm" --version "${server#slurm-}" || die "Slurm ${server#slurm-} did not start"
+      ;;
+  esac
+  for crel in ${clients//,/ }; do
+    has "$variants" tool && run_cell "$server" "$crel" tool -
+    has "$variants" base && run_cell "$server" "$crel" base -
+    if has "$variants" force; then
+      scomps="$(comps_of "$srel")"; [ "$srel" = native ] && scomps="v20 v21 v3 v4 v41 v51 v61"
+      # every component both offer, but the highest (the base cell already speaks it)
+      common=""
+      for c in $(comps_of "$crel"); do case " $scomps " in *" $c "*) common="$common $c" ;; esac; done
+      top="${common##* }"
+      for c in $common; do [ "$c" = "$top" ] || run_cell "$server" "$crel" force "$c"; done
+    fi
+    has "$variants" buffer && run_cell "$server" "$crel" buffer -
+    has "$variants" gds && run_cell "$server" "$crel" gds -
+  done
+  if [ -n "$slurm" ]; then
+    bash "$live/slurm.sh" stop --slurm "$slurm" || die "Slurm ${server#slurm-} did not stop cleanly"
+    slurm=""
+  fi
+done
+
+# ---- provenance and the observations file ----
+ver_of() {
+  case "$(bash "$peers" kind "$1")" in
+    system) echo "host libpmix-dev $(dpkg-query -W -f '${Version}' libpmix-dev)" ;;
+    root) local r; r="$(bash "$peers" root "$1")"
+      echo "$(basename "$r") root libpmix-dev $(chroot "$r" dpkg-query -W -f '${Version}' libpmix-dev 2>/dev/null)" ;;
+    source) echo "built from the v$1 tag tarball ($(bash "$peers" root "$1"))" ;;
+  esac
+}
+{
+  printf '{"date": "%s", "host": "%s", "command": "%s", "releases": {' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -srm)" "$cmdline"
+  sep=""
+  for r in ${clients//,/ }; do printf '%s"%s": "%s"' "$sep" "$r" "$(ver_of "$r")"; sep=", "; done
+  has "$servers" prrte-5.0.0rc1 && printf '%s"prrte": "sid root libprrte-bin %s"' "$sep" "$(chroot "$(bash "$peers" root 7.0.0rc1)" dpkg-query -W -f '${Version}' libprrte-bin)"
+  printf '}}\n'
+} >"$work/provenance.json"
+mkdir -p "$(dirname "$out")"
+check=(); [ "$ci" = 1 ] && check=(--check)
+python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out" "${check[@]}"
+say "$n cells; wrote $out"
+if "$target/release/pmix-vectors" live --help >/dev/null 2>&1; then
+  "$target/release/pmix-vectors" live --observations "$out" || true
+fi

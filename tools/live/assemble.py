@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""assemble.py: turn one live-matrix run into the observations file (format 1,
+vectors/live/README.md).
+
+    python3 tools/live/assemble.py CELLS.tsv PROVENANCE.json OUT.json [--check]
+
+--check (CI): fail unless the harness itself worked: every same-release base cell (a client
+of release R against plain-R) reached the wire and completed init, every put/fence/get and
+finalize. Cross-release failures are findings, never a reason to fail.
+
+CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
+variant, forced component ('-' when none), the cell's folder. A folder holds out.R
+(rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
+tap.jsonl (the wire tap's connect messages). The format is the one `tools/src/live/`
+reads (no field beyond it): operations are listed in the order they ran, so one a client
+never reached is absent and the cell's note says where and how the process ended; what a
+variant told the client (component, buffer type, gds) is said in the note too.
+"""
+import json
+import os
+import sys
+
+CLASSES = ["int", "uint", "flex-size", "float", "string", "bytes", "proc",
+           "info-array", "data-array", "value"]
+CLIENT_OPS = (["init", "get-job-info"] + ["put-commit-fence-get:" + c for c in CLASSES]
+              + ["allocation-inherit", "query", "finalize"])
+TOOL_OPS = ["init", "query", "allocation-inherit", "finalize"]
+
+
+def read_ops(path):
+    ops = {}
+    if not os.path.exists(path):
+        return ops
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 4)
+            if len(parts) < 4 or parts[0] != "OP":
+                continue
+            try:
+                status = int(parts[2])
+            except ValueError:
+                continue
+            ops[parts[1]] = {"op": parts[1], "status": status, "status_name": parts[3],
+                             "observed": parts[4] if len(parts) > 4 else ""}
+    return ops
+
+
+def ended(folder, name):
+    """how a process ended, from the runner's NAME.rc (exit status; 124 = timed out)"""
+    try:
+        rc = int(open(os.path.join(folder, name + ".rc")).read().strip())
+    except (OSError, ValueError):
+        return "did not run"
+    if rc == 124:
+        return "timed out"
+    return "exited with %d" % rc
+
+
+def wire(folder, kind, rank):
+    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
+    seen = []
+    try:
+        with open(os.path.join(folder, "tap.jsonl")) as f:
+            seen = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return None
+    for m in seen:
+        if "error" in m:
+            continue
+        if kind == "tool" and m.get("flag") != "SimpleClient":
+            return m
+        if kind == "client" and m.get("flag") == "SimpleClient" and m.get("rank") == rank:
+            return m
+    return None
+
+
+VARIANT_NOTES = {
+    "buffer": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    "gds": "the client was told PMIX_GDS_MODULE=hash",
+}
+
+
+def cell(fields):
+    client_release, kind, server, server_release, variant, forced, folder = fields
+    expected = CLIENT_OPS if kind == "client" else TOOL_OPS
+    out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
+    got = read_ops(out)
+    notes = []
+    if forced != "-":
+        notes.append("only PMIX_SERVER_URI of %s was left: the client was forced to %s" % (forced, forced))
+    if variant in VARIANT_NOTES:
+        notes.append(VARIANT_NOTES[variant])
+    ops = [got[name] for name in expected if name in got]
+    missing = [name for name in expected if name not in got]
+    if missing:
+        notes.append("ended before %s (%s)" % (missing[0], ended(folder, "rank0" if kind == "client" else "tool")))
+    if kind == "client":
+        # the other rank must agree; say where it did not
+        other = read_ops(os.path.join(folder, "out.1"))
+        for o in ops:
+            p = other.get(o["op"])
+            if p is None or p["status"] != o["status"]:
+                notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "not reached"))
+    m = wire(folder, kind, 0)
+    if m is None:
+        notes.append("no connect message reached the server (nothing on the wire tap)")
+    c = {
+        "client_release": client_release,
+        "client_kind": kind,
+        "server": server,
+        "server_release": server_release,
+        "component": (m or {}).get("bfrops", ""),
+        "component_forced": forced != "-",
+        "buffer": (m or {}).get("buffer", ""),
+        "gds": (m or {}).get("gds", ""),
+        "psec": (m or {}).get("psec", ""),
+        "ops": ops,
+    }
+    if notes:
+        c["note"] = "; ".join(notes)
+    return c, variant
+
+
+def harness_failures(cells):
+    bad = []
+    for c, variant in cells:
+        if variant != "base" or c["server"] != "plain-" + c["client_release"]:
+            continue
+        done = {o["op"]: o["status"] for o in c["ops"]}
+        need = ["init", "finalize"] + ["put-commit-fence-get:" + k for k in CLASSES]
+        failed = [n for n in need if done.get(n) != 0]
+        if not c["component"] or failed:
+            bad.append("%s -> %s: component %r, failed or not reached: %s" % (
+                c["client_release"], c["server"], c["component"], ", ".join(failed) or "-"))
+    return bad
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    if len(args) != 3:
+        sys.exit("usage: assemble.py CELLS.tsv PROVENANCE.json OUT.json [--check]")
+    cells = []
+    with open(args[0]) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) == 7:
+                cells.append(cell(fields))
+    prov = json.load(open(args[1]))
+    doc = {"format": 1, "provenance": prov, "cells": [c for c, _ in cells]}
+    with open(args[2], "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    if "--check" in sys.argv:
+        bad = harness_failures(cells)
+        if not any(v == "base" for _, v in cells):
+            bad.append("no base cell ran")
+        for b in bad:
+            print("live-matrix: harness check FAILED: " + b, file=sys.stderr)
+        if bad:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
