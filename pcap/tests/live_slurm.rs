@@ -8,9 +8,10 @@
 //! conversation (`support::check_client_program`): every message, Slurm's job-data reply
 //! to init included, decodes without a problem and re-encodes to the captured bytes.
 //!
-//! Skipped loudly when `tools/live/slurm.sh` is absent or a Slurm version is not made (CI runs
-//! Slurm only where it is made: then this test fails rather than skip). `PMIX_PCAP_KEEP=DIR`
-//! keeps the capture.
+//! Skipped loudly when `tools/live/slurm.sh` is absent, a Slurm version is not made, or
+//! another cluster runs on its root, since two clusters on one root share its spool state.
+//! CI runs Slurm only where it is made, one step at a time: there this test runs and
+//! fails rather than skip. `PMIX_PCAP_KEEP=DIR` keeps the capture.
 
 mod support;
 

@@ -24,8 +24,29 @@ fn script() -> PathBuf {
     repo().join("tools/live/slurm.sh")
 }
 
+/// The Debian suite of the root a Slurm version runs in (as `tools/live/slurm.sh` makes it).
+fn suite_of(version: &str) -> &'static str {
+    if version.starts_with("22.") {
+        "bookworm"
+    } else {
+        "trixie"
+    }
+}
+
+/// A slurmctld already running chrooted in the `suite` root, if any.
+fn running_on(suite: &str) -> Option<u32> {
+    let tail = format!("/slurm/{suite}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let comm = std::fs::read_to_string(e.path().join("comm")).ok()?;
+        let root = std::fs::read_link(e.path().join("root")).ok()?;
+        (comm.trim() == "slurmctld" && root.to_string_lossy().ends_with(&tail)).then_some(pid)
+    })
+}
+
 impl Slurm {
-    /// Whether Slurm `version` can be started here: `Err` says what is missing.
+    /// Whether Slurm `version` can be started here: `Err` says what is missing, or that
+    /// another cluster already runs on its root.
     pub fn available(version: &str) -> Result<(), String> {
         if !script().exists() {
             return Err("tools/live/slurm.sh is not in this tree".into());
@@ -35,12 +56,17 @@ impl Slurm {
             .args(["made", version])
             .output()
             .is_ok_and(|o| o.status.success());
-        if made {
-            Ok(())
-        } else {
-            Err(format!(
+        if !made {
+            return Err(format!(
                 "Slurm {version} is not made (bash tools/live/slurm.sh make {version})"
-            ))
+            ));
+        }
+        match running_on(suite_of(version)) {
+            Some(pid) => Err(format!(
+                "another Slurm cluster (slurmctld pid {pid}, e.g. tools/live-matrix.sh's) runs on \
+                 the same {version} root: two clusters on one root share its spool state"
+            )),
+            None => Ok(()),
         }
     }
 
