@@ -33,13 +33,7 @@ root="$(bash "$repo/tools/peers.sh" root "$release" 2>/dev/null)" || {
 [ -x "$root/usr/bin/prte" ] || { echo "prrte-scenarios: no prte in $root" >&2; exit 1; }
 
 # The puppet: a real PMIx tool linked against the root's libpmix, cached inside the root.
-mkdir -p "$root/opt/pmix-wire"
-sum="$(sha256sum "$repo/tools/prrte/puppet.c" | cut -c1-16)"
-if [ ! -x "$root/opt/pmix-wire/puppet-$sum" ]; then
-  cp "$repo/tools/prrte/puppet.c" "$root/opt/pmix-wire/puppet.c"
-  bash "$repo/tools/peers.sh" run "$release" -- sh -c \
-    "cd /opt/pmix-wire && gcc -O1 -Wall -o puppet-$sum puppet.c \$(pkg-config --cflags --libs pmix)" >&2
-fi
+puppet="$(bash "$repo/tools/prrte/puppet.sh")"
 
 cargo build --release -q -p pmix-conformance --manifest-path "$repo/Cargo.toml" >&2
 bin="$repo/target/release"
@@ -49,11 +43,11 @@ args=(scenarios --timeout 120 --verbose)
 if [ -n "$json" ]; then
   set +e
   "$bin/pmix-conformance" "${args[@]}" --json --server "$bin/pmix-prrte-bridge" \
-    --repo "$repo" --puppet "/opt/pmix-wire/puppet-$sum" >"$json"
+    --repo "$repo" --puppet "$puppet" >"$json"
   rc=$?
   set -e
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); t=r["totals"]; print("%s [%s]: %d cases, %d passed, %d failed (%d reading-free, %d reading-dependent), %d inconclusive, %d unsupported, %d errors" % (r["suite"], r["target"], t["total"], t["passed"], t["failed"], t["failed"] - t["reading_dependent"], t["reading_dependent"], t["inconclusive"], t["unsupported"], t["errors"]))' "$json"
   exit $rc
 fi
 exec "$bin/pmix-conformance" "${args[@]}" --server "$bin/pmix-prrte-bridge" \
-  --repo "$repo" --puppet "/opt/pmix-wire/puppet-$sum"
+  --repo "$repo" --puppet "$puppet"

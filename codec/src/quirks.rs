@@ -178,6 +178,14 @@ pub const QUIRKS: &[Quirk] = &[
         chosen: "One be32 per command value (what v20 writes for a top-level COMMAND); not comparable with libpmix.",
     },
     Quirk {
+        id: "D5-v20-command-overread",
+        kind: QuirkKind::UpstreamBug,
+        releases: &["4.2"],
+        components: "v20",
+        openpmix: "A 4.2.2 client speaking v20 to its server packs the one-byte pmix_cmd_t of every request with the UINT32 packer: it reads three bytes beyond the command, so the first three bytes on the wire are whatever follows it in memory and vary from run to run (`00 00 01 03` for a fence, `7f 24 00 11` for an allocation request, recorded by pmix-server). The command is the last (low) byte. Observed with 4.2.2; the v20 clients of 5.0.7 and 6.0.0 were not checked for it.",
+        chosen: "Decode a v20 COMMAND from the low byte of its be32 and ignore the other three (what the C server's UINT32 unpacker and cast do); encode zeros there. Requests with garbage bytes cannot be reproduced by any encoder, so their recordings are judged by decode only.",
+    },
+    Quirk {
         id: "C1-topo-null-crash",
         kind: QuirkKind::UpstreamBug,
         releases: &["4.2", "5.0", "6.0", "6.1"],

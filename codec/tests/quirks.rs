@@ -581,6 +581,28 @@ fn d4_v20_darray_command_overread() {
 }
 
 #[test]
+fn d5_v20_command_overread() {
+    // What a 4.2.2 client sent pmix-server in v20 (the server recorded both): the command
+    // in the low byte, memory after it in the other three.
+    let c = codec(Component::V20, ND, R42);
+    for (command_bytes, command) in [("00000103", 3u8), ("7f240011", 17)] {
+        let ours = enc(c, &[Item::one(Value::Command(command))]);
+        // the pack call's framing, then the command's be32: ours has zeros above the command
+        let at = ours.len() - 4;
+        assert_eq!(&ours[at..], &[0, 0, 0, command]);
+        let mut wire = ours[..at].to_vec();
+        wire.extend_from_slice(&h(command_bytes));
+        assert_eq!(
+            dec(c, &wire, &[(DataType::COMMAND, 1)]).unwrap(),
+            vec![Item::one(Value::Command(command))],
+            "{command_bytes}"
+        );
+        // the recorded bytes are not reproducible by an encoder
+        assert_ne!(ours, wire);
+    }
+}
+
+#[test]
 fn c1_topo_null_crash() {
     let item = Item::one(Value::Topo(None));
     let c = codec(Component::V41, ND, R42);

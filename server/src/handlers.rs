@@ -14,14 +14,21 @@
 //! | FINALIZE | 5 | — | STATUS |
 //! | REGEVENTS | 13 | `size_t n`, STATUS\[n\], `size_t ninfo`, INFO\[ninfo\] | STATUS 0 (no event is ever raised yet) |
 //! | DEREGEVENTS | 14 | (not read) | none, as OpenPMIx |
+//! | SPAWNNB, NOTIFY, QUERY, ALLOC, JOB_CONTROL | 9, 12, 15, 17, 18 | see [`crate::requests`] | what the host decides |
 //! | anything else | | | STATUS `PMIX_ERR_NOT_SUPPORTED` |
+//!
+//! A tool (or scheduler) may send REQ (answered with its nspace and no data), REGEVENTS, DEREGEVENTS, the host's commands and FINALIZE;
+//! anything else from a tool is answered `PMIX_ERR_NOT_SUPPORTED`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use pmix_codec::{Codec, DataType, Info, Status, Unpacker, Value};
 
+use crate::host::{Caller, CallerKind};
+use crate::requests::{host_request, is_host_command};
 use crate::shared::Shared;
-use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo, Writer};
+use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo, State, Writer};
 
 /// `pmix_cmd_t` values a client sends (`src/include/pmix_globals.h`).
 pub mod cmd {
@@ -48,27 +55,53 @@ pub struct Peer {
     pub codec: Codec,
     /// The version string it sent.
     pub version: String,
+    /// Who it is, as the host sees it.
+    pub caller: Caller,
+    /// Its job's state, for a client.
+    pub state: Option<Arc<Mutex<State>>>,
     writer: Writer,
     finalized: AtomicBool,
 }
 
 impl Peer {
-    /// A peer after its handshake.
-    pub fn new(
+    /// A client of the job whose state is `state`, after its handshake.
+    pub fn client(
         conn: u32,
-        rank: Option<u32>,
+        caller: Caller,
+        state: Arc<Mutex<State>>,
         codec: Codec,
         version: String,
         writer: Writer,
     ) -> Peer {
         Peer {
             conn,
-            rank,
+            rank: Some(caller.rank),
             codec,
             version,
+            caller,
+            state: Some(state),
             writer,
             finalized: AtomicBool::new(false),
         }
+    }
+
+    /// A tool (or scheduler) after its handshake.
+    pub fn tool(conn: u32, caller: Caller, codec: Codec, version: String, writer: Writer) -> Peer {
+        Peer {
+            conn,
+            rank: None,
+            codec,
+            version,
+            caller,
+            state: None,
+            writer,
+            finalized: AtomicBool::new(false),
+        }
+    }
+
+    /// Where to send it something unrequested (an event: tag 0).
+    pub fn events_to(&self) -> ReplyTo {
+        self.to(0)
     }
 
     /// It sent FINALIZE.
@@ -91,7 +124,7 @@ type R<T> = Result<T, String>;
 /// `PMIX_REMOTE` (`pmix_scope_t`).
 const SCOPE_REMOTE: u8 = 2;
 
-fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
+pub(crate) fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
     u.unpack(ty, 1)
         .map_err(|e| e.to_string())?
         .values
@@ -100,7 +133,7 @@ fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
 }
 
 /// A `size_t` count, refused when it exceeds the bytes left (every element takes one).
-fn count(u: &mut Unpacker<'_>) -> R<usize> {
+pub(crate) fn count(u: &mut Unpacker<'_>) -> R<usize> {
     match one(u, DataType::SIZE)? {
         Value::Size(n) if n <= u.remaining() as u64 => Ok(n as usize),
         Value::Size(n) => Err(format!(
@@ -119,7 +152,7 @@ fn text(v: Value) -> R<String> {
     }
 }
 
-fn procs(u: &mut Unpacker<'_>) -> R<Vec<(String, u32)>> {
+pub(crate) fn procs(u: &mut Unpacker<'_>) -> R<Vec<(String, u32)>> {
     let n = count(u)?;
     if n == 0 {
         return Ok(Vec::new());
@@ -135,7 +168,7 @@ fn procs(u: &mut Unpacker<'_>) -> R<Vec<(String, u32)>> {
         .collect()
 }
 
-fn infos(u: &mut Unpacker<'_>) -> R<Vec<Info>> {
+pub(crate) fn infos(u: &mut Unpacker<'_>) -> R<Vec<Info>> {
     let n = count(u)?;
     if n == 0 {
         return Ok(Vec::new());
@@ -158,7 +191,7 @@ fn flag(infos: &[Info], key: &str) -> bool {
 }
 
 /// Answer one request; returns the replies to send.
-pub fn handle(sh: &Shared, peer: &Peer, tag: u32, payload: &[u8]) -> Outbox {
+pub fn handle(sh: &Arc<Shared>, peer: &Peer, tag: u32, payload: &[u8]) -> Outbox {
     let to = peer.to(tag);
     match dispatch(sh, peer, to.clone(), payload) {
         Ok(out) => out,
@@ -166,7 +199,7 @@ pub fn handle(sh: &Shared, peer: &Peer, tag: u32, payload: &[u8]) -> Outbox {
     }
 }
 
-fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> {
+fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> {
     let codec = &peer.codec;
     let mut u = codec.unpacker(payload);
     let command = match one(&mut u, DataType::COMMAND)? {
@@ -186,18 +219,32 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
             return status(Status(0));
         }
         cmd::DEREGEVENTS => return Ok(Vec::new()), // OpenPMIx sends no answer
+        c if is_host_command(c) => return host_request(sh, peer, c, &mut u, to),
         _ => {}
     }
-    let Some(rank) = peer.rank else {
-        // tools: finalize is acknowledged, the rest is not served yet
+    let (Some(rank), Some(state)) = (peer.rank, peer.state.as_ref()) else {
+        // tools: finalize is acknowledged (the host sees the tool leave), the rest is not served
         return match command {
-            cmd::FINALIZE => status(Status(0)),
+            // a tool's library asks for its own job info as a client does; OpenPMIx
+            // registers a tool's namespace with no job data: the nspace alone
+            cmd::REQ => Ok(vec![(
+                to.clone(),
+                codec
+                    .encode(&[pmix_codec::Item::one(Value::string(&peer.caller.nspace))])
+                    .map_err(|e| e.to_string())?,
+            )]),
+            cmd::FINALIZE => {
+                if !peer.finalized.swap(true, Ordering::SeqCst) {
+                    tool_left(sh, peer);
+                }
+                status(Status(0))
+            }
             _ => status(Status::ERR_NOT_SUPPORTED),
         };
     };
     match command {
         cmd::REQ => {
-            let st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let st = state.lock().unwrap_or_else(|e| e.into_inner());
             let version = st.first_version.clone().unwrap_or(peer.version.clone());
             let bytes = st
                 .job
@@ -212,7 +259,7 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
             };
             let message = text(one(&mut u, DataType::STRING)?)?;
             let targets = procs(&mut u)?;
-            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             let all: Vec<u32> = (0..st.job.size).collect();
             let targets = match st.participants(&targets) {
                 Some(set) if !targets.is_empty() => set.into_iter().collect(),
@@ -251,7 +298,7 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
                 }
             }
             let mut out = {
-                let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+                let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
                 st.commit(rank, kvs)
             };
             out.push((to.clone(), status_payload(codec, 0)));
@@ -260,7 +307,7 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
         cmd::FENCENB => {
             let ps = procs(&mut u)?;
             let _infos = infos(&mut u)?; // collect-data or not: gds hash answers a status
-            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             match st.participants(&ps) {
                 Some(set) => Ok(st.fence(rank, set, to)),
                 None => status(Status::ERR_BAD_PARAM),
@@ -273,7 +320,7 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
                 v => return Err(format!("get rank: {v:?}")),
             };
             let infos = infos(&mut u)?;
-            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
                 // job-level data went out with the REQ reply: what is not there, is not
                 return status(Status::ERR_NOT_FOUND);
@@ -283,7 +330,7 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
         cmd::FINALIZE => {
             peer.finalized.store(true, Ordering::SeqCst);
             {
-                let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+                let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
                 st.ranks.entry(rank).or_default().finalized = true;
             }
             sh.changed.notify_all();
@@ -291,4 +338,16 @@ fn dispatch(sh: &Shared, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Outbox> 
         }
         _ => status(Status::ERR_NOT_SUPPORTED),
     }
+}
+
+/// A tool or scheduler is gone: the host hears it once, then settles.
+pub fn tool_left(sh: &Shared, peer: &Peer) {
+    if peer.caller.kind == CallerKind::Client {
+        return;
+    }
+    sh.host
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .tool_left(&peer.caller);
+    crate::requests::settle(sh);
 }

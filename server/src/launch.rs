@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use pmix_codec::{BufferKind, Component};
 
+use crate::job::Job;
 use crate::server::Server;
 
 /// The URI variable of `component`.
@@ -44,19 +45,22 @@ pub struct Launch {
     pub timeout: Option<Duration>,
 }
 
-/// The environment of `rank`.
+/// The environment of `rank` of the server's own job.
 pub fn environment(server: &Server, rank: u32, launch: &Launch) -> Vec<(String, String)> {
-    let job = &server.shared.config.job;
-    let uri = server.uri();
+    environment_for(&server.uri(), &server.shared.config.job, rank, launch)
+}
+
+/// The environment of `rank` of `job`, served at `uri`.
+pub fn environment_for(uri: &str, job: &Job, rank: u32, launch: &Launch) -> Vec<(String, String)> {
     let mut env = vec![
         ("PMIX_NAMESPACE".to_string(), job.nspace.clone()),
         ("PMIX_RANK".to_string(), rank.to_string()),
     ];
     match launch.component {
-        Some(c) => env.push((uri_variable(c).to_string(), uri.clone())),
+        Some(c) => env.push((uri_variable(c).to_string(), uri.to_string())),
         None => {
             for c in Component::ALL.into_iter().skip(1) {
-                env.push((uri_variable(c).to_string(), uri.clone()));
+                env.push((uri_variable(c).to_string(), uri.to_string()));
             }
         }
     }
@@ -73,6 +77,31 @@ pub fn environment(server: &Server, rank: u32, launch: &Launch) -> Vec<(String, 
     env.push(("PMIX_SERVER_TMPDIR".into(), job.tmpdir.clone()));
     env.push(("PMIX_SYSTEM_TMPDIR".into(), job.tmpdir.clone()));
     env
+}
+
+/// The command that starts `program` with `env`, directly or under `wrapper` (then the
+/// variables are passed with `env`), in a process group of its own.
+pub fn command(
+    program: &str,
+    args: &[String],
+    env: Vec<(String, String)>,
+    wrapper: &[String],
+) -> Command {
+    let mut cmd = if wrapper.is_empty() {
+        let mut c = Command::new(program);
+        c.args(args).envs(env);
+        c
+    } else {
+        let mut c = Command::new(&wrapper[0]);
+        c.args(&wrapper[1..]).arg("env");
+        for (k, v) in env {
+            c.arg(format!("{k}={v}"));
+        }
+        c.arg(program).args(args);
+        c
+    };
+    cmd.process_group(0);
+    cmd
 }
 
 /// What became of one client.
@@ -100,7 +129,8 @@ pub fn worst(outcomes: &[Outcome]) -> i32 {
     outcomes.iter().map(Outcome::code).max().unwrap_or(0)
 }
 
-fn kill_group(child: &Child, signal: &str) {
+/// Send `signal` (e.g. `-KILL`) to the process group `child` leads.
+pub fn kill_group(child: &Child, signal: &str) {
     let _ = Command::new("kill")
         .args([signal, "--", &format!("-{}", child.id())])
         .stderr(std::process::Stdio::null())
@@ -120,21 +150,7 @@ pub fn run(
     let mut children: Vec<(u32, Option<Child>)> = Vec::new();
     for rank in 0..n {
         let env = environment(server, rank, launch);
-        let mut cmd = if launch.wrapper.is_empty() {
-            let mut c = Command::new(program);
-            c.args(args).envs(env);
-            c
-        } else {
-            let mut c = Command::new(&launch.wrapper[0]);
-            c.args(&launch.wrapper[1..]).arg("env");
-            for (k, v) in env {
-                c.arg(format!("{k}={v}"));
-            }
-            c.arg(program).args(args);
-            c
-        };
-        cmd.process_group(0);
-        match cmd.spawn() {
+        match command(program, args, env, &launch.wrapper).spawn() {
             Ok(child) => children.push((rank, Some(child))),
             Err(e) => {
                 for (_, c) in children.iter_mut() {

@@ -6,21 +6,29 @@
 //! and serves `PMIx_Init` (the job, node and rank data in the layout real servers send),
 //! `PMIx_Get` (including keys other ranks put), `PMIx_Put`/`PMIx_Commit`, `PMIx_Fence`
 //! with and without collected data, `PMIx_Abort` and `PMIx_Finalize`, and cleans up when a
-//! connection is lost. Tools connect too (given or assigned id); their requests are
-//! answered `PMIX_ERR_NOT_SUPPORTED` for now.
+//! connection is lost. Tools connect too (given or assigned id, or as the scheduler).
+//! Queries, allocation requests, spawns, job control and events are handed up to the
+//! server's [`host::Host`]: none by default, or the reference model of `pmix-conformance`
+//! ([`host::model::ModelHost`]); a spawn it grants starts real processes, clients of this
+//! server in a job of their own ([`spawn`]).
 //!
 //! Layout: [`job`] (the job and the REQ reply), [`state`] (commits, fences, waiting gets),
-//! [`handlers`] (one function per command), [`server`] (listener, handshake, frames),
+//! [`handlers`] (one function per command), [`requests`] (the commands the host answers),
+//! [`host`] (the host trait and the model host), [`spawn`] (spawned jobs' processes),
+//! [`server`] (listener, handshake, frames),
 //! [`launch`] (environment and children), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
 //! `pmix-codec`.
 #![warn(missing_docs)]
 
 pub mod handlers;
+pub mod host;
 pub mod job;
 pub mod launch;
 pub mod record;
+pub mod requests;
 pub mod server;
 pub mod shared;
+pub mod spawn;
 pub mod state;
 
 pub use job::Job;

@@ -96,6 +96,13 @@ pub fn reply_items(codec: &Codec, command: u8, payload: &[u8]) -> Option<Vec<Ite
     if command == cmd::GETNB && u.remaining() > 0 {
         one(&mut u, DataType::BYTE_OBJECT, &mut out)?;
     }
+    let infos_follow = matches!(command, cmd::QUERY | cmd::ALLOC | cmd::JOB_CONTROL);
+    if infos_follow && u.remaining() > 0 {
+        counted(&mut u, DataType::INFO, &mut out)?;
+    }
+    if command == cmd::SPAWN && u.remaining() > 0 {
+        one(&mut u, DataType::STRING, &mut out)?;
+    }
     (u.remaining() == 0).then_some(out)
 }
 

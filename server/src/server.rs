@@ -11,11 +11,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use pmix_codec::{Codec, Component, Release, Status};
-use pmix_ptl::accept::{client_reply, tool_reply, ConnectMessage, MAX_CONNECT_BODY};
+use pmix_ptl::accept::{client_reply, tool_reply, ConnectMessage, PeerFlag, MAX_CONNECT_BODY};
 use pmix_ptl::frame::{Header, HEADER_LEN};
 use pmix_ptl::transcript::Direction;
 
-use crate::handlers::{handle, Peer};
+use crate::handlers::{handle, tool_left, Peer};
+use crate::host::{Caller, CallerKind, Host, NoHost};
 pub use crate::shared::{Config, Logged, Shared};
 use crate::state::{State, Writer};
 
@@ -29,12 +30,22 @@ pub struct Server {
 }
 
 impl Server {
-    /// Listen on an ephemeral loopback port and serve in background threads.
+    /// Listen on an ephemeral loopback port and serve in background threads, with no host
+    /// ([`NoHost`]: what a server hands up to its host is not supported).
     pub fn start(config: Config) -> std::io::Result<Server> {
+        Server::start_with_host(config, Box::new(NoHost))
+    }
+
+    /// The same, with `host` deciding queries, allocations, spawns, job control and events.
+    pub fn start_with_host(config: Config, host: Box<dyn Host>) -> std::io::Result<Server> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::new(config.job.clone())),
+            uri: format!("{}.0;tcp4://{addr}", config.server_nspace),
+            state: Arc::new(Mutex::new(State::new(config.job.clone()))),
+            host: Mutex::new(host),
+            spawned: Mutex::new(Default::default()),
+            peers: Mutex::new(Default::default()),
             config,
             changed: Condvar::new(),
             transcript: Mutex::new(Vec::new()),
@@ -72,10 +83,7 @@ impl Server {
 
     /// The URI clients and tools are given: `NSPACE.RANK;tcp4://ADDR:PORT`.
     pub fn uri(&self) -> String {
-        format!(
-            "{}.0;tcp4://{}",
-            self.shared.config.server_nspace, self.addr
-        )
+        self.shared.uri.clone()
     }
 
     /// Write the URI file a tool reads (`--uri FILE` of pmix-peer; PRRTE's
@@ -136,9 +144,11 @@ impl Server {
             .clone()
     }
 
-    /// Stop accepting connections (open ones end when their peers close).
+    /// Stop accepting connections (open ones end when their peers close) and kill the
+    /// processes of spawned jobs.
     pub fn stop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
+        crate::spawn::kill_all(&self.shared);
         // wake the accept loop
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
         if let Some(h) = self.accept.take() {
@@ -228,11 +238,18 @@ fn serve_connection(sh: &Arc<Shared>, mut stream: TcpStream, conn: u32) {
             // keep reading: a client may still close; nothing more is expected
         }
     }
-    let out = {
-        let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.lost(conn)
-    };
-    sh.flush(out);
+    sh.peers
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&(peer.caller.nspace.clone(), peer.caller.rank));
+    match &peer.state {
+        Some(state) => {
+            let out = state.lock().unwrap_or_else(|e| e.into_inner()).lost(conn);
+            sh.flush(out);
+        }
+        None if !peer.finalized() => tool_left(sh, &peer),
+        None => {}
+    }
     sh.changed.notify_all();
 }
 
@@ -284,18 +301,24 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
         .filter(|r| r.ships(component))
         .unwrap_or(Release::Master);
     let codec = Codec::new(component, kind).with_release(release);
-    let job = &sh.config.job;
-    let (rank, reply) = if msg.flag.is_client() {
+    let (caller, state, reply) = if msg.flag.is_client() {
         let Some((ns, rank)) = msg.proc.clone() else {
             refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
             return None;
         };
-        if ns != job.nspace || rank >= job.size {
+        let state = if ns == sh.config.job.nspace {
+            Some(sh.state.clone())
+        } else {
+            crate::spawn::state_of(sh, &ns)
+        };
+        let Some(state) =
+            state.filter(|s| rank < s.lock().unwrap_or_else(|e| e.into_inner()).job.size)
+        else {
             refuse(sh, stream, conn, Status::ERR_NOT_FOUND);
             return None;
-        }
+        };
         {
-            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             if st.conn_rank.values().any(|r| *r == rank) {
                 drop(st);
                 refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
@@ -311,7 +334,12 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
                 st.first_version = Some(msg.version.clone());
             }
         }
-        (Some(rank), client_reply(0, conn))
+        let caller = Caller {
+            nspace: ns,
+            rank,
+            kind: CallerKind::Client,
+        };
+        (caller, Some(state), client_reply(0, conn))
     } else {
         let assigned = if msg.flag.needs_id() {
             let n = sh.next_tool.fetch_add(1, Ordering::SeqCst);
@@ -319,6 +347,28 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
         } else {
             None
         };
+        let (nspace, rank) = assigned
+            .clone()
+            .or(msg.proc.clone())
+            .unwrap_or_else(|| (format!("{}.tool.conn{conn}", sh.config.server_nspace), 0));
+        let caller = Caller {
+            nspace,
+            rank,
+            kind: if msg.flag == PeerFlag::SchedulerWithId {
+                CallerKind::Scheduler
+            } else {
+                CallerKind::Tool
+            },
+        };
+        let admitted = sh
+            .host
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .tool_connected(&caller);
+        if let Err(status) = admitted {
+            refuse(sh, stream, conn, Status(status));
+            return None;
+        }
         let reply = tool_reply(
             0,
             assigned.as_ref().map(|(n, r)| (n.as_str(), *r)),
@@ -326,7 +376,7 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
             0,
         )
         .ok()?;
-        (None, reply)
+        (caller, None, reply)
     };
     sh.log(
         conn,
@@ -335,9 +385,29 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
         "connect-reply",
         reply.clone(),
     );
-    std::io::Write::write_all(stream, &reply).ok()?;
-    let writer: Writer = Arc::new(Mutex::new(stream.try_clone().ok()?));
-    Some(Peer::new(conn, rank, codec, msg.version, writer))
+    let sent = std::io::Write::write_all(stream, &reply);
+    let writer = stream
+        .try_clone()
+        .map(|s| -> Writer { Arc::new(Mutex::new(s)) });
+    let (Ok(()), Ok(writer)) = (sent, writer) else {
+        if state.is_none() {
+            // a tool the host admitted leaves at once
+            sh.host
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .tool_left(&caller);
+        }
+        return None;
+    };
+    let peer = match state {
+        Some(state) => Peer::client(conn, caller, state, codec, msg.version, writer),
+        None => Peer::tool(conn, caller, codec, msg.version, writer),
+    };
+    sh.peers.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        (peer.caller.nspace.clone(), peer.caller.rank),
+        peer.events_to(),
+    );
+    Some(peer)
 }
 
 #[cfg(test)]

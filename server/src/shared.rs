@@ -2,16 +2,19 @@
 //! its lock, and the bounded transcript. Its own module so that the handlers and the
 //! listener both depend on it, not on each other.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use pmix_codec::Codec;
 use pmix_ptl::frame::HEADER_LEN;
 use pmix_ptl::transcript::{Direction, Exchange};
 
+use crate::host::Host;
 use crate::job::Job;
-use crate::state::{send, Outbox, State};
+use crate::spawn::LaunchedJob;
+use crate::state::{send, Outbox, ReplyTo, State};
 
 /// How the server behaves.
 #[derive(Clone, Debug)]
@@ -30,6 +33,10 @@ pub struct Config {
     pub max_transcript: usize,
     /// At most this many connections at once (a thread each); more are closed at once.
     pub max_connections: usize,
+    /// The command the processes of a spawned job run under, whose environment is not
+    /// inherited (e.g. `bash tools/peers.sh run 7.0.0rc1 --`): the variables are passed
+    /// with `env`, as [`crate::Launch::wrapper`].
+    pub spawn_wrapper: Vec<String>,
 }
 
 impl Config {
@@ -43,6 +50,7 @@ impl Config {
             record: false,
             max_transcript: 100_000,
             max_connections: 1024,
+            spawn_wrapper: Vec::new(),
         }
     }
 }
@@ -62,8 +70,16 @@ pub struct Logged {
 pub struct Shared {
     /// The configuration.
     pub config: Config,
-    /// The state.
-    pub state: Mutex<State>,
+    /// The URI clients and tools are given.
+    pub uri: String,
+    /// The state of the job the server was started with.
+    pub state: Arc<Mutex<State>>,
+    /// The host: who decides queries, allocations, spawns, job control and events.
+    pub host: Mutex<Box<dyn Host>>,
+    /// The jobs spawned through the host, by namespace: their state and processes.
+    pub spawned: Mutex<BTreeMap<String, LaunchedJob>>,
+    /// Connected peers by (nspace, rank), to deliver events to (tag 0).
+    pub peers: Mutex<BTreeMap<(String, u32), ReplyTo>>,
     /// Signalled whenever a rank finalizes, goes or aborts.
     pub changed: Condvar,
     /// The transcript, when recording.

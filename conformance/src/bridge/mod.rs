@@ -14,6 +14,7 @@
 //!   tool that owns nothing.
 //! * A requester rank other than 0 is unsupported ([`RANK_UNSUPPORTED`]).
 
+pub mod native;
 pub mod prrte;
 
 use crate::protocol::{Requester, RequesterKind};

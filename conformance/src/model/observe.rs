@@ -112,4 +112,19 @@ impl Model {
         }
         Ok(o)
     }
+
+    /// The events raised so far from the `from`-th on, in order: recipient, code, infos
+    /// (a live server delivers them; `observed` reports them encoded).
+    pub fn events_from(&self, from: usize) -> Vec<(ProcRef, Status, Vec<Info>)> {
+        self.events
+            .iter()
+            .skip(from)
+            .map(|e| (e.to.clone(), e.code, e.info.clone()))
+            .collect()
+    }
+
+    /// The nodes of the DVM now, sorted (startup nodes and granted ones).
+    pub fn dvm_nodes(&self) -> Vec<String> {
+        self.nodes.keys().cloned().collect()
+    }
 }

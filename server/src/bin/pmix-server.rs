@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use pmix_codec::{BufferKind, Component};
+use pmix_server::host::model::ModelHost;
 use pmix_server::{Config, Job, Launch, Server};
 
 #[derive(Parser)]
@@ -65,11 +66,128 @@ enum Cmd {
         #[arg(last = true)]
         program: Vec<String>,
     },
+    /// Serve tools and the jobs they spawn, with the reference model as the host; print
+    /// the URI on the first line of standard output, and stop when standard input closes
+    Serve {
+        /// The DVM's startup nodes (comma-separated logical names; default: this host)
+        #[arg(long)]
+        nodes: Option<String>,
+        /// The server's namespace (spawned jobs are named NSPACE.1, NSPACE.2, ...)
+        #[arg(long)]
+        nspace: Option<String>,
+        /// Run each spawned process under this command (whitespace-separated), passing the
+        /// environment with `env`: e.g. "bash tools/peers.sh run 7.0.0rc1 --"
+        #[arg(long)]
+        spawn_wrapper: Option<String>,
+        /// The optional attributes the model's PMIx does not define (comma-separated
+        /// macro names, e.g. PMIX_ALLOC_SHARE,PMIX_SPAWN_TARGET)
+        #[arg(long)]
+        unavailable: Option<String>,
+        /// Job control is refused to a requester without a privilege the spec grants (the
+        /// job itself, its launcher, an owner of its reservation, the scheduler)
+        #[arg(long)]
+        strict_ownership: bool,
+        /// Write the URI file a tool reads (pmix-peer --uri FILE)
+        #[arg(long)]
+        report_uri: Option<PathBuf>,
+        /// Record every message and write one conversation vector file per connection in
+        /// DIR at the end (conn-N.json)
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
+}
+
+/// `pmix-server serve`.
+#[allow(clippy::too_many_arguments)]
+fn serve(
+    nodes: Option<String>,
+    unavailable: Option<String>,
+    nspace: Option<String>,
+    spawn_wrapper: Option<String>,
+    strict: bool,
+    report_uri: Option<PathBuf>,
+    record: Option<PathBuf>,
+) -> ExitCode {
+    let mut config = Config::new(Job::new("pmix-server-none", 0));
+    if let Some(ns) = nspace {
+        if ns.is_empty() || ns.len() > 200 {
+            eprintln!("pmix-server: --nspace must be 1..=200 bytes");
+            return ExitCode::from(2);
+        }
+        config.server_nspace = ns;
+    }
+    config.record = record.is_some();
+    config.spawn_wrapper = words(spawn_wrapper);
+    let nodes: Vec<String> = match nodes {
+        Some(n) => n.split(',').map(|s| s.trim().to_string()).collect(),
+        None => vec![config.job.hostname.clone()],
+    };
+    let unavailable: Vec<String> = unavailable
+        .map(|u| u.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
+    let mut host = match ModelHost::with_unavailable(&nodes, &unavailable, &config.server_nspace) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("pmix-server: --nodes or --unavailable: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    host.set_strict_ownership(strict);
+    let mut server = match Server::start_with_host(config, Box::new(host)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pmix-server: cannot listen on loopback: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(p) = &report_uri {
+        if let Err(e) = server.write_uri_file(p) {
+            eprintln!("pmix-server: writing {}: {e}", p.display());
+            return ExitCode::from(1);
+        }
+    }
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        if writeln!(out, "{}", server.uri())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            return ExitCode::from(1);
+        }
+    }
+    // serve until standard input closes
+    let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+    server.stop();
+    write_conversations(&server, record.as_deref());
+    ExitCode::SUCCESS
+}
+
+fn words(s: Option<String>) -> Vec<String> {
+    s.map(|w| w.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Cmd::Serve {
+            nodes,
+            unavailable,
+            nspace,
+            spawn_wrapper,
+            strict_ownership,
+            report_uri,
+            record,
+        } => serve(
+            nodes,
+            unavailable,
+            nspace,
+            spawn_wrapper,
+            strict_ownership,
+            report_uri,
+            record,
+        ),
         Cmd::Launch {
             np,
             component,
@@ -123,9 +241,7 @@ fn main() -> ExitCode {
             let launch = Launch {
                 component,
                 kind: buffer,
-                wrapper: wrapper
-                    .map(|w| w.split_whitespace().map(str::to_string).collect())
-                    .unwrap_or_default(),
+                wrapper: words(wrapper),
                 timeout: Some(Duration::from_secs(timeout)),
             };
             if env_only {

@@ -34,6 +34,11 @@ pub(super) struct Bridge {
     pub(super) launchers: BTreeMap<String, Requester>,
     /// Allocation id -> (requester's scenario namespace, requested warning threshold).
     pub(super) warn: BTreeMap<String, (String, Option<u32>)>,
+    /// The native target: the pmix-server binary to run in place of a DVM
+    /// ([`crate::bridge::native`]).
+    pub(super) native: Option<PathBuf>,
+    /// The running native server.
+    pub(super) native_server: Option<crate::bridge::native::NativeServer>,
 }
 
 pub(super) fn status_of(w: &[String]) -> Result<i32, String> {
@@ -396,6 +401,10 @@ impl Bridge {
             .flatten()
         {
             p.quit();
+        }
+        if let Some(mut n) = self.native_server.take() {
+            n.stop();
+            self.uri = None;
         }
         if self.uri.take().is_some() {
             // PMIX_PRRTE_BRIDGE_LOGS=DIR keeps each DVM's prte.log (for triage).

@@ -83,18 +83,20 @@ pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
     let mut repo = None;
     let mut puppet = None;
     let mut release = "7.0.0rc1".to_string();
+    let mut native = None;
     let mut args = args;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--repo" => repo = args.next().map(PathBuf::from),
             "--puppet" => puppet = args.next(),
             "--release" => release = args.next().unwrap_or_default(),
+            "--native-server" => native = args.next().map(PathBuf::from),
             "-h" | "--help" => {
-                println!("usage: pmix-prrte-bridge --repo DIR --puppet PATH-IN-ROOT [--release 7.0.0rc1]\nServes a real PRRTE DVM over SERVER.md (stdin/stdout).");
+                println!("usage: pmix-prrte-bridge --repo DIR --puppet PATH-IN-ROOT [--release 7.0.0rc1] [--native-server PATH]\nServes a real PRRTE DVM over SERVER.md (stdin/stdout); with --native-server, pmix-server serve (the model as host) in its place.");
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!("pmix-prrte-bridge: unknown argument {other:?} (valid: --repo --puppet --release)");
+                eprintln!("pmix-prrte-bridge: unknown argument {other:?} (valid: --repo --puppet --release --native-server)");
                 return ExitCode::from(2);
             }
         }
@@ -142,6 +144,8 @@ pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
         jobs: BTreeMap::new(),
         launchers: BTreeMap::new(),
         warn: BTreeMap::new(),
+        native,
+        native_server: None,
     };
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = BufWriter::new(std::io::stdout().lock());

@@ -11,6 +11,36 @@ impl Bridge {
     pub(super) fn handle(&mut self, req: &Request) -> Result<Response, String> {
         let ok = Response::status(0);
         match req {
+            Request::Hello { .. } if self.native.is_some() => Ok(Response {
+                server: Some(crate::bridge::native::NAME.into()),
+                ..ok
+            }),
+            Request::Start {
+                nodes,
+                unavailable,
+                scheduler_honors_warn_timeout,
+                component,
+            } if self.native.is_some() => {
+                self.format = WireFormat::parse(component, "non-described")?;
+                self.honors_warn = *scheduler_honors_warn_timeout;
+                self.stop_dvm();
+                let server = self.native.clone().expect("guarded");
+                let (s, uri) = crate::bridge::native::NativeServer::start(
+                    &server,
+                    &self.repo,
+                    &self.release,
+                    nodes,
+                    unavailable,
+                )?;
+                self.native_server = Some(s);
+                self.uri = Some(uri);
+                self.startup = nodes.clone();
+                self.own()?;
+                Ok(ok)
+            }
+            Request::Reclaim { .. } if self.native.is_some() => {
+                Ok(unsupported(crate::bridge::native::RECLAIM_UNSUPPORTED))
+            }
             Request::Hello { .. } => Ok(Response {
                 server: Some("PRRTE 5.0.0rc1 on OpenPMIx 7.0.0rc1 (pmix-prrte-bridge)".into()),
                 ..ok
