@@ -55,7 +55,11 @@ static const char *status_name(pmix_status_t rc)
         /* any other code: its name from the library's own string (NOT-FOUND -> PMIX_ERR_NOT_FOUND) */
         static char name[96];
         const char *text = PMIx_Error_string(rc);
-        size_t i, n = (size_t) snprintf(name, sizeof(name), "PMIX_ERR_");
+        /* 4.2.2 says "INVALID-NAMESPACE", 5.0.7 on "PMIX_ERR_INVALID_NAMESPACE" */
+        size_t i, n = 0;
+        if (NULL != text && 0 != strncmp(text, "PMIX_", 5)) {
+            n = (size_t) snprintf(name, sizeof(name), "PMIX_ERR_");
+        }
         for (i = 0; NULL != text && text[i] && n + 1 < sizeof(name); i++) {
             char ch = text[i];
             name[n++] = ('-' == ch || ' ' == ch) ? '_' : (char) toupper((unsigned char) ch);
