@@ -285,7 +285,7 @@ impl Bridge {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        std::thread::sleep(Duration::from_millis(500));
+        self.pause(500);
         Ok(())
     }
 
@@ -342,6 +342,15 @@ impl Bridge {
                 self.stuck.insert(nspace.to_string(), m);
                 Ok(0)
             }
+        }
+    }
+
+    /// A pause PRRTE needs to settle (inheritance after a departure, a grow's launch fence,
+    /// an event in flight); none for the native server, which settles before it answers
+    /// (`pmix_server::requests::settle`).
+    pub(super) fn pause(&self, ms: u64) {
+        if self.native.is_none() {
+            std::thread::sleep(Duration::from_millis(ms));
         }
     }
 
@@ -452,7 +461,7 @@ impl Bridge {
         while start.elapsed() < SETTLE_LIMIT {
             if self.job_ended(prrte)? {
                 // Give PRRTE's termination processing (inheritance) a moment to settle.
-                std::thread::sleep(Duration::from_millis(500));
+                self.pause(500);
                 return Ok(true);
             }
             std::thread::sleep(Duration::from_millis(100));

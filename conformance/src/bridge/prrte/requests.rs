@@ -251,7 +251,7 @@ impl Bridge {
                 if let Some(p) = self.tools.remove(nspace) {
                     p.quit();
                     // PRRTE runs the inheritance rules when the tool's departure is processed.
-                    std::thread::sleep(Duration::from_millis(1000));
+                    self.pause(1000);
                     return Ok(ok);
                 }
                 let prrte = self
@@ -286,7 +286,7 @@ impl Bridge {
                 }
                 let s = self.scheduler.as_mut().expect("set above");
                 let w = s.cmd(&format!("warn {alloc} {}", remaining.unwrap_or(t)))?;
-                std::thread::sleep(Duration::from_millis(1000));
+                self.pause(1000);
                 Ok(Response::status(status_of(&w)?))
             }
             Request::Teardown => {
