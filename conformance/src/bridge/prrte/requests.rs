@@ -286,7 +286,9 @@ impl Bridge {
                 }
                 let s = self.scheduler.as_mut().expect("set above");
                 let w = s.cmd(&format!("warn {alloc} {}", remaining.unwrap_or(t)))?;
-                self.pause(1000);
+                // The event reaches the requester's process asynchronously (its handler runs
+                // in its own progress thread), from PRRTE and from the native server alike.
+                std::thread::sleep(Duration::from_millis(1000));
                 Ok(Response::status(status_of(&w)?))
             }
             Request::Teardown => {
