@@ -164,49 +164,19 @@ fn a_mid_stream_join_decodes_with_component() {
 /// Real libpmix clients (4.2.2 and 7.0.0rc1) against the plain OpenPMIx server of their
 /// release: every message decodes by its command's grammar without a problem and its pack
 /// calls re-encode to the captured bytes, and each rank's conversation is the client
-/// program's.
+/// program's (`support::check_client_program`).
 #[test]
 fn real_client_captures_decode_and_reencode_every_message() {
-    for (name, component, version) in [
-        ("openpmix-4.2.2-clients.pcap", Component::V41, "4.2.2rc2"),
-        ("openpmix-7.0.0rc1-clients.pcap", Component::V61, "7.0.0rc1"),
+    for (name, release, component) in [
+        ("openpmix-4.2.2-clients.pcap", "4.2.2", Component::V41),
+        ("openpmix-7.0.0rc1-clients.pcap", "7.0.0rc1", Component::V61),
     ] {
-        let (events, conns) = support::dissect(&capture(name));
-        let infos: Vec<pmix_pcap::ConnInfo> = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Connection(c) => Some(c.clone()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(infos.len(), 2, "{name}");
-        for (info, msgs) in infos.iter().zip(&conns) {
+        let (infos, _, checked) =
+            support::check_client_program_capture(name, release, &capture(name));
+        assert_eq!(checked, 36, "{name}: per rank nine requests, nine replies");
+        for info in infos {
             assert_eq!(info.component, Some(component), "{name}");
             assert_eq!(info.buffer, Some(BufferKind::NonDescribed), "{name}");
-            assert_eq!(info.version.as_deref(), Some(version), "{name}");
-            let n = pmix_pcap::conversation::check_reencodes(info, msgs)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(n, 18, "{name}: nine requests, nine replies");
-            let whats: Vec<&str> = msgs.iter().map(|m| m.what.as_str()).collect();
-            let mut want = vec!["connect", "connect-reply"];
-            for w in [
-                "req", "commit", "fence", "get", "get", "get", "get", "alloc", "finalize",
-            ] {
-                want.push(w);
-                want.push(match w {
-                    "req" => "reply:req",
-                    "commit" => "reply:commit",
-                    "fence" => "reply:fence",
-                    "get" => "reply:get",
-                    "alloc" => "reply:alloc",
-                    _ => "reply:finalize",
-                });
-            }
-            // replies follow their requests, not always at once: compare as multisets
-            let mut got = whats.clone();
-            got.sort();
-            want.sort();
-            assert_eq!(got, want, "{name}: {whats:?}");
         }
     }
 }

@@ -19,7 +19,9 @@ impl Netns {
     pub fn create() -> Result<Netns, String> {
         let mut holder = Command::new("unshare")
             .args(["--net", "--", "sh", "-c"])
-            .arg("ip link set lo up && echo up && exec sleep 3600")
+            // a non-loopback address too: with loopback alone, getaddrinfo's AI_ADDRCONFIG
+            // finds no IPv4 and daemons such as slurmctld cannot listen
+            .arg("ip link set lo up && ip addr add 10.254.0.1/32 dev lo && echo up && exec sleep 3600")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -3,7 +3,8 @@
 //! What the live tests of several crates share, in one place: the real OpenPMIx library
 //! of each release ([`mod@peers`], through `tools/peers.sh`), C programs built against one
 //! ([`cbuild`]), the plain OpenPMIx server of `peer/servers/plain-server.c`
-//! ([`plain_server`]), a PRRTE DVM ([`dvm`], through `tools/prrte/dvm.sh`), and tcpdump on
+//! ([`plain_server`]), a PRRTE DVM ([`dvm`], through `tools/prrte/dvm.sh`), a Slurm cluster
+//! ([`slurm`], through `tools/live/slurm.sh`), and tcpdump on
 //! loopback, optionally inside a private network namespace so that a capture holds only
 //! the test's own traffic ([`capture`]).
 //!
@@ -16,6 +17,7 @@ pub mod cbuild;
 pub mod dvm;
 pub mod peers;
 pub mod plain_server;
+pub mod slurm;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +26,7 @@ pub use cbuild::{build, Built};
 pub use dvm::Dvm;
 pub use peers::{peers, release_available, sid_root};
 pub use plain_server::PlainServer;
+pub use slurm::Slurm;
 
 /// The repository's root.
 pub fn repo() -> PathBuf {

@@ -19,6 +19,7 @@
  *   gcc -Wall -Werror -o live-client live-client.c $(pkg-config --cflags --libs pmix)
  */
 #include <pmix_tool.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,22 @@ static const char *status_name(pmix_status_t rc)
     case PMIX_ERR_NO_PERMISSIONS: return "PMIX_ERR_NO_PERMISSIONS";
     case PMIX_ERR_DATA_VALUE_NOT_FOUND: return "PMIX_ERR_DATA_VALUE_NOT_FOUND";
     case PMIX_OPERATION_SUCCEEDED: return "PMIX_OPERATION_SUCCEEDED";
-    default: return "PMIX_OTHER";
+    default: {
+        /* any other code: its name from the library's own string (NOT-FOUND -> PMIX_ERR_NOT_FOUND) */
+        static char name[96];
+        const char *text = PMIx_Error_string(rc);
+        /* 4.2.2 says "INVALID-NAMESPACE", 5.0.7 on "PMIX_ERR_INVALID_NAMESPACE" */
+        size_t i, n = 0;
+        if (NULL != text && 0 != strncmp(text, "PMIX_", 5)) {
+            n = (size_t) snprintf(name, sizeof(name), "PMIX_ERR_");
+        }
+        for (i = 0; NULL != text && text[i] && n + 1 < sizeof(name); i++) {
+            char ch = text[i];
+            name[n++] = ('-' == ch || ' ' == ch) ? '_' : (char) toupper((unsigned char) ch);
+        }
+        name[n] = 0;
+        return name;
+    }
     }
 }
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Mutation testing of the codec's wire code, judged by the vector replay alone (issue 23):
+# cargo-mutants mutates codec/src/wire.rs, codec/src/encode/ and codec/src/decode/ and runs
+# conformance/tests/vector_replay.rs (release profile, that test target alone: not the codec's
+# own tests) against each mutant.
+# The published score and every surviving mutant are in vectors/COVERAGE.md.
+#
+#   bash tools/mutants.sh ci          the CI subset (below); fails under COVERAGE.md's threshold
+#   bash tools/mutants.sh full        every mutant in scope (about 1,100; hours, see COVERAGE.md)
+#   bash tools/mutants.sh shard K/N   one round-robin shard of the full scope
+#
+# It mutates the checkout IN PLACE (so the release build already in target/ is reused) and
+# restores each file after its mutant; it refuses to start on a tree with uncommitted changes
+# to codec/src, and checks after the run that codec/src is unchanged. Use a clean clone or a
+# spare git worktree. Output: target/mutants/<mode>/mutants.out/ (outcomes.json, missed.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-}"
+version=27.1.0
+# The CI subset: named mutants of the wire primitives (flexible and zigzag integers) and of
+# the VALUE/INFO paths of the encoder and decoder, each measured in vectors/COVERAGE.md, few
+# enough to run in about 5 minutes on CI's 2 cores. Names carry line:column: when the code
+# moves, the run finds fewer than listed and fails (update the names from `full --list`).
+ci_names=(
+  "codec/src/wire.rs:126:51: replace * with + in Reader<'a>::flex_long"
+  "codec/src/wire.rs:200:42: replace + with * in Reader<'a>::flex_slow"
+  "codec/src/wire.rs:271:26: replace >> with << in flex_into"
+  "codec/src/wire.rs:359:5: replace zigzag -> u64 with 0"
+  "codec/src/decode/value_info.rs:100:33: replace match guard self.quick_values with true in Dec<'a, O>::info_rest"
+  "codec/src/encode/value_info.rs:156:20: delete ! in Enc::value_payload"
+)
+all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/*.rs')
+# The test: the vector replay alone, built and run on its own (--test goes to the build too).
+test_args=(--no-config --test-package pmix-conformance --profile release
+  --cargo-arg=--test --cargo-arg=vector_replay)
+
+case "$mode" in
+  ci)
+    args=("${all_files[@]}")
+    for n in "${ci_names[@]}"; do args+=(-F "^$(printf '%s' "$n" | sed 's/[][\\.*+?(){}|^$]/\\&/g')\$"); done ;;
+  full) args=("${all_files[@]}") ;;
+  shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
+  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+esac
+
+if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
+  echo "== cargo install --locked cargo-mutants --version $version"
+  cargo install --locked cargo-mutants --version "$version"
+fi
+git diff --quiet -- codec/src || { echo "mutants.sh: codec/src has uncommitted changes" >&2; exit 1; }
+
+out="target/mutants/$mode"
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+# The baseline run (the unmutated tree must pass) is what makes a run over no vectors fail:
+# vector_replay.rs refuses a corpus that did not load. CARGO_INCREMENTAL: each mutant
+# rebuilds only what changed (about 3 times faster per mutant than a plain release build).
+status=0
+CARGO_INCREMENTAL=1 cargo mutants --in-place --baseline run --timeout 240 --build-timeout 900 \
+  -o "$out" "${test_args[@]}" "${args[@]}" || status=$?
+git diff --quiet -- codec/src || { echo "mutants.sh: codec/src was left mutated" >&2; git diff --stat -- codec/src >&2; exit 1; }
+echo "== mutants: $(( $(date +%s) - start )) s"
+# cargo-mutants exits 2 when mutants were missed and 3 on timeouts: the score decides below.
+# Anything else (a failing baseline, a build error of the tree) fails here.
+case "$status" in 0|2|3) ;; *) echo "mutants.sh: cargo mutants failed ($status)" >&2; exit "$status" ;; esac
+
+python3 - "$out/mutants.out/outcomes.json" "$mode" vectors/COVERAGE.md "${#ci_names[@]}" <<'EOF'
+import json, re, sys
+outcomes, mode, coverage, ci_count = sys.argv[1:]
+doc = open(coverage).read()
+# Mutants COVERAGE.md lists as equivalent do not count against the score.
+equivalent = set(re.findall(r"^- equivalent: `([^`]+)`", doc, re.M))
+count = {"CaughtMutant": 0, "MissedMutant": 0, "Timeout": 0, "Unviable": 0}
+missed = []
+for o in json.load(open(outcomes))["outcomes"]:
+    m = o["scenario"]
+    if not isinstance(m, dict) or "Mutant" not in m:
+        continue  # the baseline
+    name = m["Mutant"]["name"]
+    if name in equivalent:
+        continue
+    s = o["summary"]
+    count[s] = count.get(s, 0) + 1
+    if s == "MissedMutant":
+        missed.append(name)
+judged = count["CaughtMutant"] + count["MissedMutant"] + count["Timeout"]
+if judged == 0:
+    sys.exit("mutants.sh: no mutant was judged: the run tested nothing")
+score = 100.0 * (count["CaughtMutant"] + count["Timeout"]) / judged
+print(f"mutants ({mode}): {count['CaughtMutant']} caught, {count['Timeout']} timeout, "
+      f"{count['MissedMutant']} missed, {count['Unviable']} unviable: score {score:.1f} %")
+for name in missed:
+    print(f"  missed: {name}")
+m = re.search(r"CI threshold: (\d+(?:\.\d+)?) %", doc)
+if mode == "ci":
+    seen = judged + count["Unviable"]
+    if seen != int(ci_count):
+        sys.exit(f"mutants.sh: the CI subset names {ci_count} mutants but {seen} were found: "
+                 "the code moved; update ci_names from `cargo mutants --list`")
+    if not m:
+        sys.exit("mutants.sh: vectors/COVERAGE.md states no CI threshold")
+    if score < float(m.group(1)):
+        sys.exit(f"mutants.sh: score {score:.1f} % is below the CI threshold {m.group(1)} %")
+EOF
