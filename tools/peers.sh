@@ -197,17 +197,19 @@ make_one() {
   esac
 }
 
-# Build the oracle against a release. Its path is stable: $cache/oracle/REL/pmix-oracle, a
-# binary (system, source) or a small launcher that enters the root (root).
+# Build the oracle against a release. Its path is stable for one oracle source:
+# $cache/oracle/REL/STAMP/pmix-oracle (STAMP: a digest of the source), a binary (system,
+# source) or a small launcher that enters the root (root). Checkouts with different oracle
+# sources (worktrees, branches) each keep their own build instead of rebuilding each other's.
 build_oracle() {
   local rel="$1" od src stamp
   is_made "$rel" || die "$rel is not available yet: bash tools/peers.sh make $rel"
-  od="$(oracle_dir "$rel")"; mkdir -p "$od"
+  src="$repo/tools/oracle/pmix_oracle.c"
+  stamp="$( (cat "$src" "$repo/tools/oracle/build.sh"; echo launcher-norand-2) | sha256sum | cut -c1-16)"
+  od="$(oracle_dir "$rel")/$stamp"; mkdir -p "$od"
   # Several tests may ask for the same oracle at once: one builds, the others wait.
   exec 9>"$od/.lock"
   flock 9
-  src="$repo/tools/oracle/pmix_oracle.c"
-  stamp="$( (cat "$src" "$repo/tools/oracle/build.sh"; echo launcher-norand-2) | sha256sum | cut -c1-16)"
   if [ -x "$od/pmix-oracle" ] && [ "$(cat "$od/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$od/pmix-oracle"; return 0
   fi
@@ -231,15 +233,15 @@ build_oracle() {
       ;;
     root)
       local r; r="$(root_dir "$rel")"
-      mkdir -p "$r/opt/pmix-wire/oracle"
-      cp "$src" "$repo/tools/oracle/build.sh" "$r/opt/pmix-wire/oracle/"
-      in_root "$r" bash /opt/pmix-wire/oracle/build.sh /opt/pmix-wire/pmix-oracle >&2
+      mkdir -p "$r/opt/pmix-wire/$stamp/oracle"
+      cp "$src" "$repo/tools/oracle/build.sh" "$r/opt/pmix-wire/$stamp/oracle/"
+      in_root "$r" bash "/opt/pmix-wire/$stamp/oracle/build.sh" "/opt/pmix-wire/$stamp/pmix-oracle" >&2
       cat >"$od/pmix-oracle" <<LAUNCHER
 #!/bin/sh
 # pmix-oracle for OpenPMIx $rel, inside the root $r (made by tools/peers.sh).
 exec $norand unshare --mount --pid --fork --kill-child -- sh -c '
   mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" || exit 125
-  exec chroot "$r" /opt/pmix-wire/pmix-oracle "\$@"' sh "\$@"
+  exec chroot "$r" /opt/pmix-wire/$stamp/pmix-oracle "\$@"' sh "\$@"
 LAUNCHER
       ;;
   esac

@@ -113,11 +113,12 @@ pub struct Profile {
     pub string_forces_nul: bool,
     /// PROC_STATS unpack reads a peak_vsize the packer never wrote (quirk U10).
     pub proc_stats_reads_peak_vsize: bool,
-    /// A REGEX framed as `pmix...` is accepted (4.2.x) besides `raw:`/`blob:` (quirk U4).
+    /// A REGEX framed as `pmix...` is accepted besides `raw:`/`blob:`: the release has the
+    /// native preg module (4.2.x ... 6.1; quirks U4, R11).
     pub regex_pmix_framing: bool,
-    /// The preg modules claim a framed REGEX only when its NUL lies inside the buffer, so an
-    /// unterminated one takes the plain-string fallback (7.0; quirks C3, U4).
-    pub regex_needs_nul: bool,
+    /// How the preg modules claim a REGEX: what a `blob` takes, and whether a framing must
+    /// end inside the buffer (7.0 and master check it; quirks R11, C3, U4).
+    pub preg: crate::preg::PregRule,
     /// Families in which the SIZE in front of a MODEX carries a UINT64 tag (quirk R3;
     /// v12 always tags).
     pub modex_size_tagged_in: &'static [Family],
@@ -191,7 +192,7 @@ const PROFILE_4_2: Profile = Profile {
     string_forces_nul: false,
     proc_stats_reads_peak_vsize: true,
     regex_pmix_framing: true,
-    regex_needs_nul: false,
+    preg: crate::preg::PregRule::SizeIgnored,
     modex_size_tagged_in: LEGACY20_CONVERGED,
     info_array_size_tagged_in: LEGACY20_CONVERGED,
     darray_undef_has_size: true,
@@ -234,7 +235,7 @@ const PROFILE_MASTER: Profile = Profile {
     string_forces_nul: true,
     proc_stats_reads_peak_vsize: false,
     regex_pmix_framing: false,
-    regex_needs_nul: false,
+    preg: crate::preg::PregRule::Exact,
     modex_size_tagged_in: &[],
     info_array_size_tagged_in: &[],
     darray_undef_has_size: false,
@@ -242,7 +243,9 @@ const PROFILE_MASTER: Profile = Profile {
     value_refuses_types: true,
     darray_construct_4_2: false,
     darray_constructs_also: &[],
-    info_array_unpack_tagged_in: &[],
+    // v20's INFO_ARRAY unpacker still reads its SIZE through the legacy tagged reader,
+    // although the base packer writes it bare (quirks L2, R3), as in 6.0 and 6.1.
+    info_array_unpack_tagged_in: &[Family::Legacy20],
     darray_unpack_refuses: &[],
     value_unpack_refuses: &[],
     info_create_marks_end: false,
@@ -294,6 +297,8 @@ const PROFILE_6_0: Profile = Profile {
     darray_constructs_also: &[DataType::DEVICE, DataType::RESOURCE_UNIT],
     info_array_unpack_tagged_in: &[Family::Legacy20],
     proc_stats_reads_peak_vsize: true,
+    regex_pmix_framing: true,
+    preg: crate::preg::PregRule::SizeIgnored,
     ..PROFILE_MASTER
 };
 
@@ -325,6 +330,8 @@ const PROFILE_6_1: Profile = Profile {
     darray_construct_4_2: true,
     darray_constructs_also: &[DataType::DEVICE, DataType::RESOURCE_UNIT],
     info_array_unpack_tagged_in: &[Family::Legacy20],
+    regex_pmix_framing: true,
+    preg: crate::preg::PregRule::SizeRead,
     ..PROFILE_MASTER
 };
 
@@ -351,7 +358,6 @@ const PROFILE_7_0: Profile = Profile {
     ],
     value_unpack_refuses: &[DataType::COMPRESSED_STRING],
     darray_unknown_element: crate::Status::ERR_UNKNOWN_DATA_TYPE,
-    regex_needs_nul: true,
     ..PROFILE_MASTER
 };
 

@@ -36,6 +36,7 @@ pub mod error;
 pub mod float;
 pub mod json;
 pub mod observe;
+pub mod preg;
 pub mod quirks;
 pub mod quirks_doc;
 pub mod status;

@@ -39,6 +39,22 @@ pub struct Quirk {
     pub chosen: &'static str,
 }
 
+impl Quirk {
+    /// Its one-line summary: the first sentence of what OpenPMIx does.
+    pub fn summary(&self) -> &'static str {
+        let s = self.openpmix;
+        match s.find(". ") {
+            Some(i) => &s[..=i],
+            None => s,
+        }
+    }
+
+    /// The entry whose id `text` names (a vector's comment, a report line), if any.
+    pub fn named_in(text: &str) -> Option<&'static Quirk> {
+        QUIRKS.iter().find(|q| text.contains(q.id))
+    }
+}
+
 /// Every quirk this codec knows about.
 pub const QUIRKS: &[Quirk] = &[
     Quirk {
@@ -78,7 +94,7 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::ReleaseDifference,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 v21 v3 (INFO_ARRAY, MODEX)",
-        openpmix: "The SIZE in front of INFO_ARRAY/MODEX is TAG(UINT64)+be64 in 4.2.x and 5.0.x. 6.0 and 6.1 keep the tag for v20's MODEX only: v20's INFO_ARRAY packer writes a bare be64 but its unpacker still expects the tagged SIZE (its own arrays fail, -46); v21/v3 write and read bare be64. 7.0 and master write bare be64.",
+        openpmix: "The SIZE in front of INFO_ARRAY/MODEX is TAG(UINT64)+be64 in 4.2.x and 5.0.x. 6.0 and 6.1 keep the tag for v20's MODEX only: v20's INFO_ARRAY packer writes a bare be64 but its unpacker still expects the tagged SIZE (its own arrays fail, -46); v21/v3 write and read bare be64. 7.0 and master write bare be64; master's v20 INFO_ARRAY unpacker, like 6.0's and 6.1's, still expects the tagged SIZE (found by an independent corpus: the codec read master's one-element array as an empty-keyed UNDEF; 7.0 has no v20).",
         chosen: "Selectable by Release (Profile::modex_size_tagged_in, info_array_size_tagged_in, info_array_unpack_tagged_in): encode like the packer, decode like the unpacker.",
     },
     Quirk {
@@ -142,7 +158,7 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::UpstreamBug,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 ... v61 (REGEX 49)",
-        openpmix: "A REGEX that is not preg-framed (`raw:`/`blob:`/4.2 `pmix[`) falls back to a plain STRING packed through the library's own default module: in a non-described buffer that crashes the packer; in a described buffer the default module refuses the buffer kind with PMIX_ERR_PACK_MISMATCH (-22), after the call's tags (4.2.2 ... 7.0.0rc1 alike).",
+        openpmix: "A REGEX that no preg module claims (`raw:`, `blob`, and up to 6.1 `pmix`: quirk R11) falls back to a plain STRING packed through the library's own default module: in a non-described buffer that crashes the packer; in a described buffer the default module refuses the buffer kind with PMIX_ERR_PACK_MISMATCH (-22), after the call's tags (4.2.2 ... 7.0.0rc1 alike).",
         chosen: "We carry REGEX as the framed bytes. Encoding bytes that are not a framed regex is refused: -22 in a described buffer, as the library does; -27 (PMIX_ERR_BAD_PARAM) in a non-described one, where the library crashes. Decoding unframed bytes follows the unpacker's fallback, a whole unpack of one STRING through the receiver's own default module and buffer kind (non-described): -20 in a described buffer, else that unpack's error; if it succeeds we report -20 (a plain-string regex has no representation here).",
     },
     Quirk {
@@ -312,7 +328,7 @@ pub const QUIRKS: &[Quirk] = &[
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v4 ... v61 (preg `raw:`, 4.2.x `pmix`)",
         openpmix: "Up to 6.1 the preg modules unpack a framed REGEX with strdup/strlen from the read pointer without a bound: without a NUL before the end of the buffer they read past it (heap over-read) and usually succeed with garbage. 7.0's preg modules claim a regex only when its NUL lies inside the buffer; an unterminated one takes the plain-string fallback of quirk U4 (-19 or the STRING unpack's error in a non-described buffer, -20 in a described one).",
-        chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) when no NUL ends the regex inside the input, up to 6.1; in 7.0 the fallback, as the library does (Profile::regex_needs_nul).",
+        chosen: "-50 (UNPACK_READ_PAST_END_OF_BUFFER) when no NUL ends the regex inside the input, up to 6.1; in 7.0 (and master, from its source) the fallback, as the library does (Profile::preg, crate::preg).",
     },
     Quirk {
         id: "C4-v20-size-as-int32",
@@ -377,6 +393,14 @@ pub const QUIRKS: &[Quirk] = &[
         components: "v21 ... v61",
         openpmix: "pack_val refuses a VALUE (or INFO) whose type the component does not register with -16 when the type is in its list of pointer-valued structs, else with -1. The list's release-dependent part: the STATS types in 4.2.x/5.0.x; the STATS types, DEVICE and RESOURCE_UNIT in 6.0; DEVICE, RESOURCE_UNIT and NODE_PID in 6.1; REGEX2 too in 7.0 and master.",
         chosen: "Reproduced (Profile::pointer_values, quirks::is_pointer_value_type).",
+    },
+    Quirk {
+        id: "R11-regex-preg-modules",
+        kind: QuirkKind::ReleaseDifference,
+        releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
+        components: "v4 ... v61 (REGEX 49)",
+        openpmix: "Which REGEX forms a release packs and reads, and how many bytes it takes of them, depends on its preg modules. 4.2.x ... 6.1 have the native module, which claims any regex whose first four bytes are `pmix` (`pmix[...]`, also `pmixfoo`), up to its NUL; 7.0 and master do not (a `pmix` regex takes the plain-string fallback, quirk U4). The compress module's `blob:` NUL `component=zlib:` NUL `size=N:` NUL + N bytes: 4.2.x ... 6.0 compute its length with strtoul over the text `size=N:` (0), so they pack and read the header plus 5 bytes whatever N is (a longer payload is cut, a shorter one takes the next bytes along); 6.1 takes N bytes but checks nothing behind `blob` and the label; 7.0 and master check the whole header and refuse a malformed one with -27 (PMIX_ERR_BAD_PARAM). Only N = 5 means the same everywhere.",
+        chosen: "Selectable by Release (Profile::regex_pmix_framing, Profile::preg; the rules in crate::preg): each profile packs and reads what its release's modules claim, byte for byte.",
     },
 ];
 

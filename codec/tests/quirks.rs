@@ -200,6 +200,24 @@ fn r3_info_array_size_tag() {
         enc(codec(Component::V21, ND, MASTER), &[item]),
         h("00000001 0000000000000000")
     );
+    // v20: 6.0, 6.1 and master pack a bare SIZE (the base packer) but read a tagged one
+    // (the legacy reader): a one-element array of their own is refused, not read as an
+    // empty-keyed UNDEF (master: from its source, which has 6.x's code here).
+    let one = Item::one(Value::InfoArray(vec![Info::new("k", Value::Uint8(1))]));
+    for rel in [Release::OpenPmix6_0, Release::OpenPmix6_1, MASTER] {
+        let c = codec(Component::V20, ND, rel);
+        let bytes = enc(c, std::slice::from_ref(&one));
+        // 6.0.0 and 6.1.0 (oracle) pack these bytes and refuse them with -46.
+        assert_eq!(
+            bytes,
+            h("00000001 0000000000000001 00000002 6b00 0000000000 0c 01")
+        );
+        assert_eq!(
+            dec(c, &bytes, &[(DataType::INFO_ARRAY, 1)]),
+            Err((-46, 0)),
+            "{rel}"
+        );
+    }
 }
 
 #[test]
@@ -911,6 +929,41 @@ fn r10_pointer_valued_types() {
         -1
     );
     assert_eq!(enc_status(v41(Release::OpenPmix7_0), &[regex2]), -16);
+}
+
+#[test]
+fn r11_regex_preg_modules() {
+    // `pmix[a]` (oracle, v4 non-described): 4.2.2, 5.0.7, 6.0.0 and 6.1.0 pack it as it is
+    // and read it back; 7.0.0rc1 has no native preg module and its fallback refuses the
+    // bytes (-19, the STRING unpack of `70 6d ...`). Master has no native module either.
+    let pmix = Item::one(Value::Regex(b"pmix[a]\0".to_vec().into()));
+    let wire = h("02 706d69785b615d00");
+    let r = [(DataType::REGEX, 1)];
+    for rel in [
+        R42,
+        Release::OpenPmix5_0,
+        Release::OpenPmix6_0,
+        Release::OpenPmix6_1,
+    ] {
+        let c = codec(Component::V4, ND, rel);
+        assert_eq!(enc(c, std::slice::from_ref(&pmix)), wire, "{rel}");
+        assert_eq!(dec(c, &wire, &r).unwrap()[0], pmix, "{rel}");
+    }
+    for rel in [Release::OpenPmix7_0, MASTER] {
+        let c = codec(Component::V4, ND, rel);
+        assert_eq!(enc_status(c, std::slice::from_ref(&pmix)), -27, "{rel}");
+    }
+    assert_eq!(
+        dec(codec(Component::V4, ND, Release::OpenPmix7_0), &wire, &r),
+        Err((-19, 0))
+    );
+    // The native module compares four bytes only: `pmixfoo` is claimed too (6.1.0, oracle).
+    let foo = h("02 706d6978666f6f00");
+    let c = codec(Component::V41, ND, Release::OpenPmix6_1);
+    assert_eq!(
+        dec(c, &foo, &r).unwrap()[0].values,
+        vec![Value::Regex(b"pmixfoo\0".to_vec().into())]
+    );
 }
 
 #[test]

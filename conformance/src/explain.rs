@@ -22,6 +22,9 @@ pub enum Explanation {
     /// Encode gave other bytes: the expected field holding the first differing byte, and
     /// the walk of the expected bytes around it ([`crate::fieldwalk`]).
     EncodeField(crate::fieldwalk::EncodeDiff),
+    /// A valid vector's decode was refused: the call refused, marked on the walk of the
+    /// input ([`crate::fieldwalk::explain_decode_refusal`]).
+    DecodeRefusal(crate::fieldwalk::DecodeDiff),
 }
 
 /// The first differing field of two JSON values.
@@ -40,6 +43,10 @@ pub struct FieldDiff {
     /// The actual side has nothing at `path` (a missing element or key).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub actual_absent: bool,
+    /// Where in the input bytes the answer parts from the expectation, with the codec's
+    /// walk of the input ([`crate::fieldwalk::explain_decode_values`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<crate::fieldwalk::DecodeDiff>,
 }
 
 /// An invalid vector's input and the refusal it expects.
@@ -63,6 +70,9 @@ pub struct InvalidInput {
     /// The quirk that decides the expected status, if one does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quirk: Option<String>,
+    /// Decode: where the reference codec refuses the input, marked on its walk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk: Option<crate::fieldwalk::DecodeDiff>,
     /// The `--status` mode the refusal was judged in.
     pub status_mode: StatusMode,
 }
@@ -142,10 +152,17 @@ impl Explanation {
     pub fn lines(&self) -> String {
         match self {
             Explanation::EncodeField(e) => e.lines(),
-            Explanation::DecodeField(d) => format!(
-                "first differing field: {} (everything before it in the decoded items is equal)",
-                d.path
-            ),
+            Explanation::DecodeRefusal(d) => d.lines(),
+            Explanation::DecodeField(d) => {
+                let field = format!(
+                    "first differing field: {} (everything before it in the decoded items is equal)",
+                    d.path
+                );
+                match &d.bytes {
+                    Some(b) => format!("{field}\n{}", b.lines()),
+                    None => field,
+                }
+            }
             Explanation::InvalidInput(x) => {
                 let input = match (&x.hex, &x.items) {
                     (Some(h), _) => {
@@ -174,8 +191,13 @@ impl Explanation {
                     Some(a) => a.text(),
                     None => "success".into(),
                 };
+                let walk = x
+                    .walk
+                    .as_ref()
+                    .map(|w| format!("\n{}", w.lines()))
+                    .unwrap_or_default();
                 format!(
-                    "{input}\nexpected refusal: {}: {}{quirk}\nactual: {actual} (judged with --status {})",
+                    "{input}\nexpected refusal: {}: {}{quirk}\nactual: {actual} (judged with --status {}){walk}",
                     x.expected.text(),
                     x.reason,
                     x.status_mode
@@ -204,6 +226,7 @@ fn walk(e: &J, a: &J, path: &mut String) -> Option<FieldDiff> {
         actual: a.clone(),
         expected_absent: false,
         actual_absent: false,
+        bytes: None,
     };
     match (e, a) {
         (J::Array(x), J::Array(y)) => {
@@ -331,6 +354,7 @@ mod tests {
             actual: Some(Refusal::new(-16, 0)),
             reason: "truncated INFO: 4 of 23 bytes".into(),
             quirk: None,
+            walk: None,
             status_mode: StatusMode::Class,
         });
         let l = x.lines();

@@ -87,10 +87,24 @@ pub enum Request {
         nspace: String,
         /// The job-level info array.
         info: WireInfo,
+        /// How many processes per candidate node the job runs: one more than the highest
+        /// rank the scenario names for it (1 when absent), so that every requester rank a
+        /// scenario drives is a real process of the job.
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        ranks: u32,
     },
     /// Namespace `nspace` (job or tool) terminates normally.
     Terminate {
         /// The namespace.
+        nspace: String,
+    },
+    /// `PMIx_Job_control(PMIX_JOB_CTRL_KILL)` of job `nspace` by `requester`. The scenarios
+    /// never send it; a harness that acts a `terminate` out through a server's job control
+    /// does (`crate::bridge`). A server without job control answers `unsupported`.
+    Kill {
+        /// Who asks.
+        requester: Requester,
+        /// The job to end.
         nspace: String,
     },
     /// The scheduler terminates allocation `alloc` (timeout or administrative reclaim).
@@ -132,6 +146,12 @@ pub enum Request {
 
 fn yes() -> bool {
     true
+}
+fn one() -> u32 {
+    1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 fn v61() -> String {
     "v61".into()

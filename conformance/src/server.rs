@@ -92,6 +92,14 @@ impl ModelServer {
         }
     }
 
+    /// This server with strict ownership (`pmix-model-server --strict-ownership`): job
+    /// control (`kill`) refuses a requester without a granted privilege, whatever its uid
+    /// ([`Model::set_strict_ownership`]).
+    pub fn with_strict_ownership(mut self) -> Self {
+        self.model.set_strict_ownership(true);
+        self
+    }
+
     /// The capabilities `hello` declares.
     pub fn capabilities(&self) -> Vec<String> {
         if self.introspection {
@@ -180,6 +188,7 @@ impl ModelServer {
                 requester,
                 nspace,
                 info,
+                ..
             } => {
                 let info = Self::decode(info)?;
                 let c = self.model.spawn(requester, nspace, &info)?;
@@ -189,6 +198,7 @@ impl ModelServer {
                 })
             }
             Request::Terminate { nspace } => self.model.terminate(nspace).map(|_| ok),
+            Request::Kill { requester, nspace } => self.model.kill(requester, nspace).map(|_| ok),
             Request::Reclaim { alloc, .. } => self.model.reclaim(alloc).map(|_| ok),
             Request::TimeoutWarning { alloc, remaining } => {
                 self.model.timeout_warning(alloc, *remaining).map(|_| ok)

@@ -535,14 +535,25 @@ fn first_mismatch(want: &[Item], got: &[Item]) -> Option<Mismatch> {
     })
 }
 
-/// An invalid vector's input and expected refusal, for its failure's explanation.
+/// An invalid vector's input and expected refusal, for its failure's explanation (decode:
+/// with the reference codec's walk of the input, its refusal marked).
 fn invalid_input(
+    set: &VectorSet,
     v: &Vector,
+    items: &[Item],
     phase: Phase,
     actual: Option<Refusal>,
     mode: StatusMode,
 ) -> Option<Explanation> {
     let e = v.error.as_ref()?;
+    let walk = match (phase, unhex(&v.wire)) {
+        (Phase::Decode, Some(wire)) => {
+            let codec = Codec::new(set.component, set.kind).with_release(set.release);
+            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+            fieldwalk::explain_reference_refusal(&codec, &types, &wire)
+        }
+        _ => None,
+    };
     Some(Explanation::InvalidInput(InvalidInput {
         phase: match phase {
             Phase::Encode => "encode".into(),
@@ -553,12 +564,31 @@ fn invalid_input(
         expected: Refusal::new(e.status, e.item),
         actual,
         reason: v.comment.clone(),
-        quirk: pmix_codec::quirks::QUIRKS
-            .iter()
-            .find(|q| v.comment.contains(q.id))
-            .map(|q| q.id.to_string()),
+        quirk: pmix_codec::quirks::Quirk::named_in(&v.comment).map(|q| q.id.to_string()),
+        walk,
         status_mode: mode,
     }))
+}
+
+/// A failure of a vector whose comment names a quirk says so, with the quirk's one-line
+/// summary from the quirk table (the entry in full: `pmix-wire quirks ID`, QUIRKS.md).
+fn name_the_quirk(mut verdict: Verdict, v: &Vector) -> Verdict {
+    if !matches!(verdict.outcome, Outcome::Fail { .. }) {
+        return verdict;
+    }
+    if let Some(q) = pmix_codec::quirks::Quirk::named_in(&v.comment) {
+        let line = format!(
+            "quirk {}: {} (the whole entry: `pmix-wire quirks {}`)",
+            q.id,
+            q.summary(),
+            q.id
+        );
+        verdict.diff = Some(match verdict.diff.take() {
+            Some(d) => format!("{d}\n{line}"),
+            None => line,
+        });
+    }
+    verdict
 }
 
 /// Run one case against `testee` (which supports its component, kind and release).
@@ -601,7 +631,7 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: Status
                 Phase::Decode => ("decode", decode(testee)),
             };
             let expected = status_text(e.status, e.item);
-            let explain = |actual| invalid_input(v, e.phase, actual, mode);
+            let explain = |actual| invalid_input(set, v, &items, e.phase, actual, mode);
             match reply {
                 Err(te) => Verdict::from_testee_error(phase, &te),
                 Ok(Reply::Error { status, item, .. }) => {
@@ -707,6 +737,8 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: Status
                 },
                 None => items,
             };
+            let codec = Codec::new(set.component, set.kind).with_release(set.release);
+            let call_types: Vec<DataType> = want.iter().map(|i| i.ty).collect();
             match decode(testee) {
                 Err(te) => Verdict::from_testee_error("decode", &te),
                 Ok(Reply::Ok { items: Some(j), .. }) => match json::items_from_json(&j) {
@@ -721,13 +753,29 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: Status
                     Ok(got) => match first_mismatch(&want, &got) {
                         None => Verdict::pass(),
                         Some(m) => {
-                            let f = Verdict::fail(
+                            let mut f = Verdict::fail(
                                 format!("decode-values@{}", m.call),
                                 m.expected,
                                 m.actual,
                             );
+                            let bytes = fieldwalk::explain_decode_values(
+                                &codec,
+                                &call_types,
+                                &wire,
+                                &want,
+                                &got,
+                            );
+                            if let Some(b) = &bytes {
+                                f.detail = Some(format!(
+                                    "decode-values@{} from byte {} in {}",
+                                    m.call, b.offset, b.field.path
+                                ));
+                            }
                             match m.field {
-                                Some(d) => f.explained(Explanation::DecodeField(d)),
+                                Some(mut d) => {
+                                    d.bytes = bytes;
+                                    f.explained(Explanation::DecodeField(d))
+                                }
                                 None => f,
                             }
                         }
@@ -736,11 +784,18 @@ fn run_vector(set: &VectorSet, v: &Vector, testee: &mut dyn Testee, mode: Status
                 Ok(Reply::Ok { items: None, .. }) => {
                     Verdict::error("bad-reply", "decode: the testee's answer has no items")
                 }
-                Ok(Reply::Error { status, item, .. }) => Verdict::fail(
-                    format!("decode-error:{status}@{item}"),
-                    format!("decode succeeds: {}", items_text(&want)),
-                    format!("decode fails with {}", status_text(status, item)),
-                ),
+                Ok(Reply::Error { status, item, .. }) => {
+                    let f = Verdict::fail(
+                        format!("decode-error:{status}@{item}"),
+                        format!("decode succeeds: {}", items_text(&want)),
+                        format!("decode fails with {}", status_text(status, item)),
+                    );
+                    match fieldwalk::explain_decode_refusal(&codec, &call_types, &wire, &want, item)
+                    {
+                        Some(d) => f.explained(Explanation::DecodeRefusal(d)),
+                        None => f,
+                    }
+                }
                 Ok(Reply::Unsupported { reason }) => Verdict::unsupported(reason),
                 Ok(Reply::RuntimeError { message }) => {
                     Verdict::error("runtime-error", format!("decode: testee error: {message}"))
@@ -807,7 +862,7 @@ pub fn run_limited(
                 Err(reason) => Verdict::unsupported(reason),
                 Ok(()) => {
                     testee.begin_case();
-                    run_vector(case.set, case.vector, testee, mode)
+                    name_the_quirk(run_vector(case.set, case.vector, testee, mode), case.vector)
                 }
             },
         };
@@ -843,10 +898,7 @@ pub fn run_limited(
 pub fn origin(set: &VectorSet, v: &Vector) -> Origin {
     let computed = v.flags.iter().any(|f| f == "UpstreamBug");
     let src = &set.file.source;
-    let quirk = pmix_codec::quirks::QUIRKS
-        .iter()
-        .find(|q| v.comment.contains(q.id))
-        .map(|q| q.id.to_string());
+    let quirk = pmix_codec::quirks::Quirk::named_in(&v.comment).map(|q| q.id.to_string());
     Origin {
         provenance: if computed { "computed" } else { "recorded" }.into(),
         recorded_from: (!computed).then(|| format!("{} {}", src.implementation, src.version)),

@@ -1,111 +1,203 @@
 //! The PRRTE bridge's harness layer (`pmix_conformance::bridge`) against the reference model
-//! with strict ownership: every harness action the bridge takes must be one the model grants,
-//! so the bridge would keep working on a PRRTE that fixed its uid-ownership deviation.
+//! with strict ownership (`pmix-model-server --strict-ownership`): every harness action the
+//! bridge takes must be one the model grants, so the bridge would keep working on a PRRTE
+//! that fixed its uid-ownership deviation.
 
-use pmix_codec::attrs::alloc_directive;
-use pmix_codec::{attrs, Info, Status, Value};
-use pmix_conformance::bridge::{job_ender, RANK_UNSUPPORTED, RECLAIM_UNSUPPORTED};
-use pmix_conformance::model::Model;
-use pmix_conformance::protocol::{Requester, RequesterKind};
-use pmix_conformance::wireinfo::WireFormat;
-use std::collections::BTreeMap;
+use pmix_codec::Status;
+use pmix_conformance::bridge::relay::{Action, HarnessRelay, Reclaim};
+use pmix_conformance::bridge::{job_ender, RECLAIM_UNSUPPORTED};
+use pmix_conformance::protocol::{Request, Requester, RequesterKind, Response};
+use pmix_conformance::report::Outcome;
+use pmix_conformance::scenarios::{load_dir, run_scenario, Step};
+use pmix_conformance::server::{ExternalServer, Server};
+use pmix_conformance::wireinfo::{WireFormat, WireInfo};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
 
-fn tool(ns: &str) -> Requester {
+fn model_server(strict: bool) -> ExternalServer {
+    let mut argv = vec![env!("CARGO_BIN_EXE_pmix-model-server").to_string()];
+    if strict {
+        argv.push("--strict-ownership".into());
+    }
+    ExternalServer::spawn(&argv, Duration::from_secs(20)).expect("pmix-model-server starts")
+}
+
+fn who(kind: RequesterKind, ns: &str, rank: u32) -> Requester {
     Requester {
-        kind: RequesterKind::Tool,
+        kind,
         nspace: ns.into(),
-        rank: 0,
+        rank,
     }
 }
 
-fn app(ns: &str) -> Requester {
-    Requester {
-        kind: RequesterKind::App,
-        nspace: ns.into(),
-        rank: 0,
+fn ask(s: &mut impl Server, req: Request) -> Response {
+    s.call(&req).expect("the model server answers")
+}
+
+/// A DVM with tools t1 (which spawns j1) and t9 (which owns and launched nothing).
+fn dvm_with_bystander(s: &mut impl Server) {
+    let empty = WireInfo {
+        component: "v61".into(),
+        kind: "non-described".into(),
+        hex: String::new(),
+    };
+    let start = Request::Start {
+        nodes: vec!["n1".into()],
+        unavailable: Vec::new(),
+        scheduler_honors_warn_timeout: true,
+        component: "v61".into(),
+    };
+    for req in [
+        start,
+        Request::ToolConnect { tool: "t1".into() },
+        Request::ToolConnect { tool: "t9".into() },
+        Request::Spawn {
+            requester: who(RequesterKind::Tool, "t1", 0),
+            nspace: "j1".into(),
+            info: empty,
+            ranks: 1,
+        },
+    ] {
+        assert_eq!(ask(s, req).status, 0);
     }
-}
-
-fn target(id: &str) -> Vec<Info> {
-    vec![Info::new(attrs::SPAWN_TARGET, Value::string(id))]
-}
-
-/// The harness ends `job` as the bridge does: it asks `job_ender` who, given who launched
-/// the job and which namespaces the model says still run, and kills it as that requester.
-fn harness_end(
-    m: &mut Model,
-    launchers: &BTreeMap<String, Requester>,
-    job: &str,
-) -> Result<Requester, String> {
-    let running = m.observed()?.namespaces;
-    let by = job_ender(job, launchers.get(job), |r| running.contains(&r.nspace));
-    m.kill(&by, job)
-        .map_err(|r| format!("{}: {}", r.status, r.message))?;
-    Ok(by)
 }
 
 #[test]
-fn the_bridge_harness_acts_only_with_granted_privileges() {
-    let mut m = Model::new(None);
-    m.set_strict_ownership(true);
-    m.start(&["n1".into()], &[], true, WireFormat::default())
+fn strict_ownership_refuses_a_kill_by_a_tool_that_owns_nothing() {
+    let kill = |by: &str| Request::Kill {
+        requester: who(RequesterKind::Tool, by, 0),
+        nspace: "j1".into(),
+    };
+    let mut strict = model_server(true);
+    dvm_with_bystander(&mut strict);
+    let r = ask(&mut strict, kill("t9"));
+    assert_eq!(r.status, Status::ERR_NO_PERMISSIONS.0, "{r:?}");
+    // Its launcher may.
+    assert_eq!(ask(&mut strict, kill("t1")).status, 0);
+
+    // Without the flag the model is as lax as a uid check: the bystander's kill succeeds.
+    let mut lax = model_server(false);
+    dvm_with_bystander(&mut lax);
+    assert_eq!(ask(&mut lax, kill("t9")).status, 0);
+}
+
+#[test]
+fn the_help_names_strict_ownership() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmix-model-server"))
+        .arg("--help")
+        .output()
         .unwrap();
-    m.tool_connect("t1").unwrap();
-    m.tool_connect("t9").unwrap();
-    let mut launchers = BTreeMap::new();
-    m.spawn(&tool("t1"), "j1", &[]).unwrap();
-    launchers.insert("j1".to_string(), tool("t1"));
-    let reply = m
-        .alloc(&app("j1"), alloc_directive::NEW, &[], &["n5".into()])
-        .unwrap();
-    let a = reply
-        .info
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--strict-ownership"));
+}
+
+#[test]
+fn job_ender_prefers_the_running_launcher_then_the_job_itself() {
+    let launcher = who(RequesterKind::App, "j1", 0);
+    assert_eq!(job_ender("j2", Some(&launcher), |_| true), launcher);
+    let itself = who(RequesterKind::App, "j2", 0);
+    assert_eq!(job_ender("j2", Some(&launcher), |_| false), itself);
+    assert_eq!(job_ender("j2", None, |_| true), itself);
+}
+
+/// Every scenario through the harness relay (PRRTE's reclaim policy) in front of
+/// `pmix-model-server --strict-ownership`: the harness needs no laxity to run.
+#[test]
+fn the_suite_runs_through_the_bridge_harness_against_the_strict_model() {
+    let all = load_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios")))
+        .expect("scenarios load");
+    assert!(all.len() >= 92, "only {} scenarios", all.len());
+    let mut problems = Vec::new();
+    let mut unsupported = BTreeSet::new();
+    let (mut by_launcher, mut by_itself, mut ranks) = (0, 0, BTreeSet::new());
+    for sc in &all {
+        let mut relay = HarnessRelay::new(
+            model_server(true),
+            Reclaim::Unsupported(RECLAIM_UNSUPPORTED),
+        );
+        let r = run_scenario(sc, &mut relay, WireFormat::default());
+        match &r.outcome {
+            Outcome::Pass => {}
+            Outcome::Unsupported { reason } if reason == RECLAIM_UNSUPPORTED => {
+                unsupported.insert(sc.id.clone());
+            }
+            other => problems.push(format!("{}: {:?} {other:?}", sc.id, r.detail)),
+        }
+        for a in &relay.actions {
+            match a {
+                Action::Killed { job, by, status } => {
+                    assert_ne!(
+                        *status,
+                        Status::ERR_NO_PERMISSIONS.0,
+                        "{}: the harness's kill of {job} by {by:?} was refused",
+                        sc.id
+                    );
+                    if by.nspace == *job {
+                        by_itself += 1;
+                    } else {
+                        by_launcher += 1;
+                    }
+                }
+                Action::RankDriven(r) => {
+                    ranks.insert(format!("{}:{}", r.nspace, r.rank));
+                }
+                Action::ReclaimUnsupported => {}
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "through the harness:\n{}",
+        problems.join("\n")
+    );
+    // Exactly the scenarios with a scheduler reclaim are unsupported (with PRRTE's reason).
+    let reclaiming: BTreeSet<String> = all
         .iter()
-        .find(|i| i.key.as_bytes() == attrs::ALLOC_ID.as_bytes())
-        .and_then(|i| pmix_conformance::wireinfo::string_of(&i.value))
-        .expect("an allocation id");
-    m.spawn(&app("j1"), "j2", &target(&a)).unwrap();
-    launchers.insert("j2".to_string(), app("j1"));
-    m.spawn(&app("j2"), "j3", &target(&a)).unwrap();
-    launchers.insert("j3".to_string(), app("j2"));
-    m.spawn(&app("j2"), "j4", &target(&a)).unwrap();
-    launchers.insert("j4".to_string(), app("j2"));
-
-    // The model is strict: a tool that owns nothing and launched nothing may not end a job
-    // (the bridge's own tool used to), nor release the reservation (the old "reclaim").
-    let refused = m.kill(&tool("t9"), "j3").unwrap_err();
-    assert_eq!(refused.status, Status::ERR_NO_PERMISSIONS);
-    let release = [Info::new(attrs::ALLOC_ID, Value::string(&a))];
-    let refused = m
-        .alloc(&tool("t9"), alloc_directive::RELEASE, &release, &[])
-        .unwrap_err();
-    assert_eq!(refused.status, Status::ERR_NO_PERMISSIONS);
-    assert!(RECLAIM_UNSUPPORTED.contains("scheduler"));
-
-    // A job whose launcher runs is ended by its launcher.
-    assert_eq!(harness_end(&mut m, &launchers, "j3").unwrap(), app("j2"));
-    // A job whose launcher (a tool) has ended ends itself.
-    m.terminate("t1").unwrap();
-    assert_eq!(harness_end(&mut m, &launchers, "j1").unwrap(), app("j1"));
-    // So does one whose launcher (a job) has ended, and then that job's own children.
-    assert_eq!(harness_end(&mut m, &launchers, "j2").unwrap(), app("j2"));
-    assert_eq!(harness_end(&mut m, &launchers, "j4").unwrap(), app("j4"));
-    let o = m.observed().unwrap();
-    for j in ["j1", "j2", "j3", "j4"] {
-        assert!(!o.namespaces.contains(&j.to_string()), "{j} still runs");
-    }
-    // Multi-rank requesters are a limit of the bridge, said as such.
-    assert!(RANK_UNSUPPORTED.contains("limit of the bridge"));
+        .filter(|s| s.steps.iter().any(|st| matches!(st, Step::Reclaim { .. })))
+        .map(|s| s.id.clone())
+        .collect();
+    assert_eq!(unsupported, reclaiming);
+    // Both ways of ending a job ran, and a requester rank other than 0 was driven.
+    assert!(
+        by_launcher > 0 && by_itself > 0,
+        "{by_launcher} {by_itself}"
+    );
+    assert!(ranks.contains("j1:3"), "{ranks:?}");
 }
 
+/// With the model's scheduler path, reclaims run too: every scenario passes.
 #[test]
-fn without_strict_ownership_the_model_is_as_lax_as_a_uid_check() {
-    let mut m = Model::new(None);
-    m.start(&["n1".into()], &[], true, WireFormat::default())
-        .unwrap();
-    m.tool_connect("t1").unwrap();
-    m.tool_connect("t9").unwrap();
-    m.spawn(&tool("t1"), "j1", &[]).unwrap();
-    assert!(!m.may_end(&tool("t9"), "j1"));
-    m.kill(&tool("t9"), "j1").unwrap();
+fn with_a_scheduler_path_every_scenario_passes_through_the_harness() {
+    let all = load_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios")))
+        .expect("scenarios load");
+    let failing: Vec<String> = all
+        .iter()
+        .filter_map(|sc| {
+            let mut relay = HarnessRelay::new(model_server(true), Reclaim::Scheduler);
+            let r = run_scenario(sc, &mut relay, WireFormat::default());
+            (r.outcome != Outcome::Pass)
+                .then(|| format!("{}: {:?} {:?}", sc.id, r.detail, r.outcome))
+        })
+        .collect();
+    assert!(failing.is_empty(), "{}", failing.join("\n"));
+}
+
+/// A requester rank the job was not spawned with is a harness fault, never a finding.
+#[test]
+fn a_rank_the_job_lacks_is_a_harness_fault() {
+    let mut relay = HarnessRelay::new(model_server(true), Reclaim::Scheduler);
+    dvm_with_bystander(&mut relay);
+    let req = Request::Alloc {
+        requester: who(RequesterKind::App, "j1", 1),
+        directive: 1,
+        info: WireInfo {
+            component: "v61".into(),
+            kind: "non-described".into(),
+            hex: String::new(),
+        },
+        grant: vec!["n5".into()],
+    };
+    let e = relay.call(&req).unwrap_err().to_string();
+    assert!(e.contains("harness fault"), "{e}");
 }

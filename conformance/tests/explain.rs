@@ -140,3 +140,107 @@ fn an_invalid_input_failure_shows_the_bytes_and_the_expected_status_with_its_rea
         e["hex"].as_str().unwrap().len() / 2
     )));
 }
+
+#[test]
+fn a_decode_mismatch_shows_the_byte_the_walk_of_the_input_and_the_field() {
+    // A planted bug: the testee decodes every PROC rank one too high.
+    let args = [
+        "vectors",
+        "--filter",
+        "v41.non-described.PROC.valid.",
+        "--json",
+        "--",
+        TESTEE,
+        "--break",
+        "decode-rank",
+    ];
+    let (code, out, _) = cli(&[&args[..3], &args[4..]].concat());
+    assert_eq!(code, 1, "{out}");
+    // Console: where the answer parts from the expectation, the input's walk, the field.
+    assert!(
+        out.contains("the answer reads other values at byte "),
+        "{out}"
+    );
+    assert!(out.contains("walk of the input:"), "{out}");
+    let marked = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(">>"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(marked.contains("].rank = "), "{marked}");
+    assert!(
+        marked.contains("<- the answer parts here: byte "),
+        "{marked}"
+    );
+    // JSON: the byte offset lies inside the marked field, which is a rank.
+    let (_, out, _) = cli(&args);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let x = j["explanations"].as_object().unwrap();
+    assert!(!x.is_empty());
+    for e in x.values() {
+        let b = &e["bytes"];
+        assert_eq!(b["basis"], "input", "{e}");
+        let (at, start, len) = (
+            b["offset"].as_u64().unwrap(),
+            b["field"]["offset"].as_u64().unwrap(),
+            b["field"]["len"].as_u64().unwrap(),
+        );
+        assert!(start <= at && at < start + len, "{e}");
+        assert!(
+            b["field"]["path"].as_str().unwrap().ends_with(".rank"),
+            "{e}"
+        );
+        assert!(b["walk"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with(">>")));
+    }
+}
+
+#[test]
+fn a_failing_vector_that_names_a_quirk_shows_the_quirk_and_its_summary() {
+    // VALUE.56 of 4.2.2's v41 file is acceptable under quirk D1; a testee that flips a
+    // byte of every encode fails it.
+    let (code, out, _) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described.VALUE.acceptable.178",
+        "--",
+        TESTEE,
+        "--break",
+        "flip-byte",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let q = pmix_codec::quirks::QUIRKS
+        .iter()
+        .find(|q| q.id == "D1-datatype-zigzag")
+        .unwrap();
+    assert!(
+        out.contains(&format!("quirk D1-datatype-zigzag: {}", q.summary())),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_invalid_input_failure_marks_where_the_reference_refuses() {
+    let (code, out, _) = cli(&[
+        "vectors",
+        "--filter",
+        "v41.non-described.UINT32.invalid.",
+        "--",
+        TESTEE,
+        "--break",
+        "status-other",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "the reference refuses call 0 (PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) at byte "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("<- the reference refuses here: PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER"),
+        "{out}"
+    );
+}

@@ -190,7 +190,7 @@ fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
     );
 
     // the job's rank 0 is a client of this server that takes commands too
-    let fifo_out = ctl_host.join(format!("{job}.out"));
+    let fifo_out = ctl_host.join(format!("{job}.0.out"));
     assert!(
         eventually(Duration::from_secs(20), || fifo_out.exists()),
         "rank 0 of {job} made its control FIFO"

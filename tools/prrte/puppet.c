@@ -5,10 +5,10 @@
  *   puppet URI NSPACE CTLDIR [scheduler]  a tool (the scheduler with "scheduler"); the jobs
  *                                       it spawns get CTLDIR (a directory inside the root)
  *   puppet --client CTLDIR              a process of a job the bridge spawned: PMIx_Init as
- *                                       a client; rank 0 writes its pid to CTLDIR/NSPACE.pid
- *                                       and serves the same commands on the FIFOs
- *                                       CTLDIR/NSPACE.in and CTLDIR/NSPACE.out (made here);
- *                                       other ranks wait to be killed.
+ *                                       a client; each rank writes its pid to
+ *                                       CTLDIR/NSPACE.RANK.pid and serves the same commands
+ *                                       on the FIFOs CTLDIR/NSPACE.RANK.in and
+ *                                       CTLDIR/NSPACE.RANK.out (made here).
  *
  * Commands on stdin, one per line; exactly one answer line per command on stdout:
  *   alloc DIRECTIVE HEX NODES   PMIx_Allocation_request(DIRECTIVE, infos unpacked from HEX
@@ -20,8 +20,9 @@
  *                               -> "ok STATUS HEX READY" (HEX: the returned infos, packed;
  *                               READY 1 when the event came, else 0: a shared grant brings
  *                               none, and the bridge then waits for the daemons itself)
- *   spawn HEX                   PMIx_Spawn of this puppet in --client mode, one process per candidate node
- *                               (PMIX_MAPBY ppr:1:node), job infos from HEX -> "ok STATUS NSPACE"
+ *   spawn HEX [PPN]             PMIx_Spawn of this puppet in --client mode, PPN processes (default 1)
+ *                               per candidate node (PMIX_MAPBY ppr:PPN:node), job infos from HEX
+ *                               -> "ok STATUS NSPACE"
  *   ids | alloc_nodes ID | namespaces | procs NSPACE
  *                               PMIx queries -> "ok STATUS a,b,c"
  *   states NSPACE               PMIX_QUERY_PROC_TABLE -> "ok STATUS host:state,..." (the
@@ -229,14 +230,11 @@ int main(int argc, char **argv)
         if (crc != PMIX_SUCCESS)
             return 1;
         PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
-        if (me.rank != 0) {
-            for (;;) pause();
-        }
         char pin[4200], pout[4200], ppid[4200];
-        snprintf(pin, sizeof pin, "%s/%s.in", argv[2], me.nspace);
-        snprintf(pout, sizeof pout, "%s/%s.out", argv[2], me.nspace);
-        snprintf(ppid, sizeof ppid, "%s/%s.pid", argv[2], me.nspace);
-        FILE *pf = fopen(ppid, "w"); /* the bridge checks that rank 0 still lives */
+        snprintf(pin, sizeof pin, "%s/%s.%u.in", argv[2], me.nspace, me.rank);
+        snprintf(pout, sizeof pout, "%s/%s.%u.out", argv[2], me.nspace, me.rank);
+        snprintf(ppid, sizeof ppid, "%s/%s.%u.pid", argv[2], me.nspace, me.rank);
+        FILE *pf = fopen(ppid, "w"); /* the bridge checks that the process still lives */
         if (!pf)
             return 1;
         fprintf(pf, "%d\n", (int) getpid());
@@ -310,7 +308,10 @@ loop:;
         } else if (strcmp(cmd, "spawn") == 0 && a1) {
             size_t n;
             pmix_info_t *info = unpack_infos(a1, &n, 1);
-            PMIX_INFO_LOAD(&info[n++], PMIX_MAPBY, "ppr:1:node", PMIX_STRING);
+            char mapby[64];
+            int ppn = a2 ? atoi(a2) : 1;
+            snprintf(mapby, sizeof mapby, "ppr:%d:node", ppn > 0 ? ppn : 1);
+            PMIX_INFO_LOAD(&info[n++], PMIX_MAPBY, mapby, PMIX_STRING);
             pmix_app_t app;
             PMIX_APP_CONSTRUCT(&app);
             /* The job's processes are puppets too, so the job can make requests itself. */

@@ -430,7 +430,7 @@ fn one_per_call(ctx: Context, ty: DataType, comp: Component) -> bool {
 
 /// Whether the profile of `comp` in `rel` may put `ty` in `ctx` at all (registration and
 /// the value tables; whether it packs each value is asked of the codec).
-fn holds(ctx: Context, ty: DataType, comp: Component, rel: Release) -> bool {
+pub fn holds(ctx: Context, ty: DataType, comp: Component, rel: Release) -> bool {
     let reg = |t: DataType| comp.registers(t, rel);
     if !reg(ctx.wrapper(ty)) || !reg(ty) {
         return false;

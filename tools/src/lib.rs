@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod corpus;
 pub mod edges;
+pub mod forms;
 pub mod hex;
 pub mod live;
 pub mod oracle;

@@ -194,6 +194,11 @@ impl Oracle {
         Ok(())
     }
 
+    /// Stop the oracle process; the next request starts a fresh one.
+    pub fn restart(&mut self) {
+        self.kill();
+    }
+
     fn kill(&mut self) {
         if let Some((mut c, _, _)) = self.child.take() {
             let _ = c.kill();

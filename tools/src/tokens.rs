@@ -185,9 +185,14 @@ pub fn write_value(out: &mut Vec<String>, v: &Value) {
             }
         }
         Value::Regex(x) => {
-            // The oracle takes the regex as a C string: the framed bytes up to the first NUL.
+            // The oracle takes the regex as a C string (the framed bytes up to the first
+            // NUL), or whole as `r:` when NULs inside it are part of the framing (`blob:`).
             let end = x.iter().position(|c| *c == 0).unwrap_or(x.len());
-            out.push(format!("s:{}", hex::encode(&x[..end])));
+            if end + 1 < x.len() {
+                out.push(format!("r:{}", hex::encode(x)));
+            } else {
+                out.push(format!("s:{}", hex::encode(&x[..end])));
+            }
         }
         Value::Geometry(g) => {
             n(out, g.fabric);
@@ -561,9 +566,15 @@ impl<'a> Tokens<'a> {
                 }))
             }
             DataType::REGEX => {
-                let mut b = self.text()?.map(|t| t[..].to_vec()).unwrap_or_default();
-                b.push(0);
-                Value::Regex(b.into())
+                // `r:` is the whole block the library unpacked (a framing holding NULs)
+                if let Some(h) = self.toks.get(self.pos).and_then(|t| t.strip_prefix("r:")) {
+                    self.pos += 1;
+                    Value::Regex(hex::decode(h).ok_or("bad hex in regex")?.into())
+                } else {
+                    let mut b = self.text()?.map(|t| t[..].to_vec()).unwrap_or_default();
+                    b.push(0);
+                    Value::Regex(b.into())
+                }
             }
             DataType::JOB_STATE => Value::JobState(self.num()?),
             DataType::LINK_STATE => Value::LinkState(self.num()?),

@@ -265,6 +265,15 @@ fn codec_matches_library(library: &str) {
             for case in &cases {
                 check_case(&mut oracle, codec, case, &mut tally);
             }
+            // The per-release forms (REGEX framings, compressed), in a library process of
+            // their own as when they are recorded (tools/src/vectorgen/library.rs).
+            let forms = pmix_wire::forms::form_cases(*comp, rel);
+            oracle.restart();
+            for case in &forms {
+                check_case(&mut oracle, codec, case, &mut tally);
+            }
+            oracle.restart();
+            let cases = [cases, forms].concat();
             println!(
                 "{library:>8} {comp:>4} {kind:<16} {:>4}/{:<4} cases match; {} upstream-bug cases (quirk table), {} differ",
                 tally.matched,

@@ -231,58 +231,33 @@ impl<'a, O: Observer> Dec<'a, O> {
             .unwrap_or(0.0))
     }
 
-    /// REGEX: preg framing with no bfrops length (`raw:...\0`, `blob:\0component=..:\0size=N:\0` + N bytes,
-    /// and in 4.2.x `pmix[...]\0`).
+    /// REGEX: the bytes the release's preg modules claim, with no bfrops length
+    /// ([`crate::preg`]: `raw:...\0`, `blob:\0component=zlib:\0size=N:\0` + payload, up to
+    /// 6.1 `pmix...\0`).
     pub(super) fn regex(&mut self) -> Result<Bytes> {
+        use crate::preg::{claim, Claim};
         let at = self.at();
-        let rest = self.r.rest();
-        let cstr_len = |b: &[u8]| b.iter().position(|c| *c == 0);
-        if rest.starts_with(b"blob:") {
-            // three NUL-terminated header fields, the last `size=N:`
-            let mut off = 0;
-            let mut size_field: &[u8] = &[];
-            for _ in 0..3 {
-                let n = cstr_len(&rest[off..]).ok_or_else(|| {
-                    err(
-                        Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
-                        at,
-                        "unterminated regex blob header",
-                    )
-                })?;
-                size_field = &rest[off..off + n];
-                off += n + 1;
+        let p = self.rel.profile();
+        match claim(self.r.rest(), p.preg, p.regex_pmix_framing) {
+            Claim::Takes(n) => {
+                let b = self.take(n)?;
+                return Ok(self.share(b));
             }
-            let digits = size_field
-                .strip_prefix(b"size=")
-                .and_then(|s| s.strip_suffix(b":"))
-                .and_then(|s| std::str::from_utf8(s).ok())
-                .and_then(|s| s.parse::<usize>().ok())
-                .ok_or_else(|| err(Status::ERR_UNPACK_FAILURE, at, "bad regex blob size field"))?;
-            if digits > rest.len() - off {
+            Claim::PastEnd => {
                 return Err(err(
                     Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                     at,
-                    "regex blob larger than the input",
-                ));
+                    "the preg module would read the regex past the end of the input (quirk C3)",
+                ))
             }
-            let b = self.take(off + digits)?;
-            return Ok(self.share(b));
-        }
-        let framed = rest.starts_with(b"raw:")
-            || (self.rel.profile().regex_pmix_framing && rest.starts_with(b"pmix"));
-        // 7.0's preg modules only claim a regex whose NUL is inside the buffer (quirk C3);
-        // an unterminated one goes to the fallback below.
-        let claimed = !self.rel.profile().regex_needs_nul || cstr_len(rest).is_some();
-        if framed && claimed {
-            let n = cstr_len(rest).ok_or_else(|| {
-                err(
-                    Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+            Claim::Malformed => {
+                return Err(err(
+                    Status::ERR_BAD_PARAM,
                     at,
-                    "unterminated regex",
-                )
-            })?;
-            let b = self.take(n + 1)?;
-            return Ok(self.share(b));
+                    "a `blob:` regex malformed behind its tag (quirk R11)",
+                ))
+            }
+            Claim::Unclaimed => {}
         }
         // No preg module claims it: OpenPMIx falls back to a whole unpack of one STRING
         // through its own peer's module, which refuses a buffer of another kind than its

@@ -125,25 +125,40 @@ impl Enc {
                 }
             }
             Value::Regex(b) => {
-                // Only preg-framed regexes: OpenPMIx crashes packing anything else (quirk U4).
-                let framed = b.starts_with(b"raw:")
-                    || b.starts_with(b"blob:")
-                    || (self.rel.profile().regex_pmix_framing && b.starts_with(b"pmix"));
-                if !framed && self.desc {
+                use crate::preg::{claim, Claim};
+                let p = self.rel.profile();
+                match claim(b, p.preg, p.regex_pmix_framing) {
+                    // The module copies what it claims: up to 6.0 a `blob` is cut to its
+                    // header plus 5 bytes (quirk R11).
+                    Claim::Takes(n) => self.out.extend_from_slice(&b[..n]),
+                    Claim::Malformed => {
+                        return Err(fail(
+                            Status::ERR_BAD_PARAM,
+                            "a `blob:` regex malformed behind its tag: the packer refuses it (quirk R11)",
+                        ))
+                    }
+                    Claim::PastEnd => {
+                        return Err(fail(
+                            Status::ERR_BAD_PARAM,
+                            "the preg module would read past the regex's bytes (quirk C3)",
+                        ))
+                    }
                     // The fallback packs a STRING through the library's own default module,
                     // which refuses a described buffer: PACK_MISMATCH, as every release does.
-                    return Err(fail(
-                        Status::ERR_PACK_MISMATCH,
-                        "an unframed REGEX in a described buffer: the plain-string fallback refuses it (quirk U4)",
-                    ));
+                    Claim::Unclaimed if self.desc => {
+                        return Err(fail(
+                            Status::ERR_PACK_MISMATCH,
+                            "an unframed REGEX in a described buffer: the plain-string fallback refuses it (quirk U4)",
+                        ))
+                    }
+                    // In a non-described buffer OpenPMIx crashes packing it (quirk U4).
+                    Claim::Unclaimed => {
+                        return Err(fail(
+                            Status::ERR_BAD_PARAM,
+                            "a REGEX must be framed as a preg module knows it (raw:, blob:, up to 6.1 pmix: quirk R11)",
+                        ))
+                    }
                 }
-                if !framed {
-                    return Err(fail(
-                        Status::ERR_BAD_PARAM,
-                        "a REGEX must be preg-framed (raw:, blob:, 4.2 pmix[)",
-                    ));
-                }
-                self.out.extend_from_slice(b)
             }
             Value::ProcCpuset(s) | Value::Topo(s) => self.text(s)?,
             Value::Geometry(g) => {

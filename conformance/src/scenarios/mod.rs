@@ -166,6 +166,37 @@ impl Scenario {
             .collect()
     }
 
+    /// How many processes per node each job needs: one more than the highest rank the
+    /// scenario names for it, as a requester (`app:NS:RANK`) or an event recipient
+    /// (`NS:RANK`). Jobs it names only at rank 0 are left out (they need 1).
+    pub fn ranks_named(&self) -> BTreeMap<String, u32> {
+        let mut ranks: BTreeMap<String, u32> = BTreeMap::new();
+        let mut note = |ns: &str, rank: u32| {
+            if rank > 0 {
+                let e = ranks.entry(ns.to_string()).or_insert(1);
+                *e = (*e).max(rank.saturating_add(1));
+            }
+        };
+        for st in &self.steps {
+            match st {
+                Step::Alloc { by, .. } | Step::Spawn { by, .. } | Step::CanSpawn { by, .. } => {
+                    if let Ok(r) = values::parse_requester(by) {
+                        note(&r.nspace, r.rank);
+                    }
+                }
+                _ => {}
+            }
+            for ev in st.expect().events.iter().flatten() {
+                if let Some((ns, r)) = ev.to.split_once(':') {
+                    if let Ok(r) = r.parse() {
+                        note(ns, r);
+                    }
+                }
+            }
+        }
+        ranks
+    }
+
     /// The specification section of the primary clause.
     pub fn section(&self) -> &'static str {
         self.clauses

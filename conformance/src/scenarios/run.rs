@@ -57,6 +57,8 @@ struct Ctx<'a> {
     granted: BTreeSet<String>,
     /// The DVM was torn down.
     torn_down: bool,
+    /// Processes per node of each job that needs more than one ([`Scenario::ranks_named`]).
+    ranks: std::collections::BTreeMap<String, u32>,
 }
 
 impl Ctx<'_> {
@@ -152,6 +154,7 @@ impl Ctx<'_> {
                 requester: parse_requester(by).map_err(StepErr::Error)?,
                 nspace: nspace.clone(),
                 info: self.encode(info)?,
+                ranks: self.ranks.get(nspace).copied().unwrap_or(1),
             },
             Step::Terminate { nspace, .. } => Request::Terminate {
                 nspace: nspace.clone(),
@@ -177,6 +180,7 @@ impl Ctx<'_> {
                     value: toml::Value::String(target.clone()),
                     flags: 0,
                 }])?,
+                ranks: 1,
             },
             Step::Observe { .. } => Request::Query,
         })
@@ -835,6 +839,7 @@ pub fn run_scenario(sc: &Scenario, server: &mut dyn Server, format: WireFormat) 
         startup: BTreeSet::new(),
         granted: BTreeSet::new(),
         torn_down: false,
+        ranks: sc.ranks_named(),
     };
     let mut outcome = Outcome::Pass;
     let mut detail = None;

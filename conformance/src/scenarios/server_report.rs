@@ -38,8 +38,9 @@ pub fn render(expected: &ExpectedResults, scenarios: &[Scenario]) -> String {
          expectation of the scenario's subject step that takes no reading. How to read a \
          reproduction: start a DVM with `tools/prrte/dvm.sh start --nodes ... --dir D`, attach a \
          puppet per tool (`puppet URI NS CTLDIR`; jobs run the puppet too, `--client`), and send \
-         each call as one puppet command (`alloc DIRECTIVE HEXINFO NODES`, `spawn HEXINFO`, \
-         `kill NSPACE`, `ids`, `alloc_nodes ID`, `namespaces`, `procs NSPACE`, `events`); the \
+         each call as one puppet command (`alloc DIRECTIVE HEXINFO NODES`, `spawn HEXINFO [PPN]`, \
+         `kill NSPACE`, `ids`, `alloc_nodes ID`, `namespaces`, `procs NSPACE`, `events`; a job's \
+         rank R reads them from `CTLDIR/NSPACE.R.in`); the \
          info arrays are the `pmix_info_t`s listed, packed with `pmix-wire encode`.\n"
     );
     let _ = writeln!(s, "## Reading-free deviations\n");
@@ -102,9 +103,10 @@ fn entry(s: &mut String, e: &ExpectedScenario, scenarios: &[Scenario]) {
     }
     if let Some(sc) = scenarios.iter().find(|x| x.id == e.id) {
         let last = failing_step(&e.observed).unwrap_or(sc.steps.len());
+        let ranks = sc.ranks_named();
         let _ = writeln!(s, "* **Reproduction:**\n");
         for (i, st) in sc.steps.iter().take(last).enumerate() {
-            let _ = writeln!(s, "  {}. {}", i + 1, call(st));
+            let _ = writeln!(s, "  {}. {}", i + 1, call(st, &ranks));
         }
     }
     s.push('\n');
@@ -145,7 +147,7 @@ fn who(by: &str) -> String {
 }
 
 /// One step as the PMIx call that makes it.
-fn call(st: &Step) -> String {
+fn call(st: &Step, ranks: &std::collections::BTreeMap<String, u32>) -> String {
     match st {
         Step::DvmStart { nodes, .. } => format!("a DVM on {}", nodes.join(", ")),
         Step::ToolConnect { tool, .. } => format!("tool {tool} attaches (`PMIx_tool_init`)"),
@@ -175,7 +177,17 @@ fn call(st: &Step) -> String {
         }
         Step::Spawn {
             by, nspace, info, ..
-        } => format!("{}: `PMIx_Spawn({{{}}})` → job {nspace}", who(by), infos(info)),
+        } => {
+            let per_node = match ranks.get(nspace) {
+                Some(n) => format!(" ({n} processes per node, `spawn HEXINFO {n}`)"),
+                None => String::new(),
+            };
+            format!(
+                "{}: `PMIx_Spawn({{{}}})` → job {nspace}{per_node}",
+                who(by),
+                infos(info)
+            )
+        }
         Step::CanSpawn { by, target, .. } => format!(
             "{}: `PMIx_Spawn({{PMIX_SPAWN_TARGET={target}}})` (a probe job, ended by its launcher once started)",
             who(by)

@@ -11,8 +11,8 @@
 //!   `:SLOTS`), the stand-in for a scheduler's decision; the other infos go to the model.
 //!   A granted NEW or EXTEND raises `PMIX_DVM_IS_READY` for the requester, as PRRTE does;
 //! * `PMIx_Spawn`: the model names the candidate nodes; each app gets `maxprocs` ranks
-//!   placed round robin over them, or one per candidate node when `maxprocs` is 0
-//!   (`ppr:1:node`). The new namespace is `SERVER-NSPACE.N`;
+//!   placed round robin over them, or, when `maxprocs` is 0, N per candidate node for a
+//!   `PMIX_MAPBY` of `ppr:N:node` (else one per node). The new namespace is `SERVER-NSPACE.N`;
 //! * `PMIx_Job_control(PMIX_JOB_CTRL_KILL)` ends each target job through the model (with its
 //!   ownership rules); other directives are not supported;
 //! * `PMIx_Notify_event(PMIX_ALLOC_TIMEOUT_WARNING)` with `PMIX_ALLOC_ID` and
@@ -281,14 +281,16 @@ impl Host for ModelHost {
             .map_err(|r| r.status.0)?;
         self.next_job += 1;
         let mut ranks = Vec::new();
+        let per_node = procs_per_node(job_infos);
         for (a, app) in apps.iter().enumerate() {
-            let n = if app.maxprocs > 0 {
-                app.maxprocs as usize
+            if app.maxprocs > 0 {
+                for i in 0..app.maxprocs as usize {
+                    ranks.push((a, candidates[i % candidates.len()].clone()));
+                }
             } else {
-                candidates.len()
-            };
-            for i in 0..n {
-                ranks.push((a, candidates[i % candidates.len()].clone()));
+                for node in &candidates {
+                    ranks.extend(std::iter::repeat_n((a, node.clone()), per_node));
+                }
             }
         }
         Ok(Grant { nspace, ranks })
@@ -380,4 +382,16 @@ impl Host for ModelHost {
         }
         out
     }
+}
+
+/// The processes per candidate node a job asks for with `PMIX_MAPBY` `ppr:N:node` (at most
+/// 64), 1 otherwise: ranks fill each node in turn, as PRRTE ranks by slot.
+fn procs_per_node(job_infos: &[Info]) -> usize {
+    job_infos
+        .iter()
+        .find(|i| i.key.as_bytes() == b"pmix.mapby")
+        .and_then(|i| pmix_conformance::wireinfo::string_of(&i.value))
+        .and_then(|m| m.strip_prefix("ppr:")?.strip_suffix(":node")?.parse().ok())
+        .filter(|n| (1..=64).contains(n))
+        .unwrap_or(1)
 }

@@ -62,6 +62,8 @@ pub trait Judge {
     fn is_library(&self) -> bool;
     /// Requests answered so far.
     fn requests(&self) -> usize;
+    /// Answer the next requests from a fresh library process (no effect on the codec).
+    fn fresh(&mut self) {}
 }
 
 /// The installed libpmix, through `pmix-oracle`.
@@ -137,6 +139,9 @@ impl Judge for LibraryJudge {
     }
     fn requests(&self) -> usize {
         self.n
+    }
+    fn fresh(&mut self) {
+        self.oracle.restart();
     }
 }
 

@@ -71,6 +71,13 @@ pub fn generate_library(
             g.progress = Some(progress);
             gen_valid(&mut g, &all_cases(comp, rel));
             gen_hostile(&mut g);
+            // Every form the release's modules pack or read, in every context (REGEX,
+            // compressed; crate::forms), last and in a library process of their own: what
+            // the library reads uninitialized elsewhere (quirks U14, C1) then stays what it
+            // was before these cases existed.
+            g.judge.fresh();
+            gen_valid(&mut g, &crate::forms::form_cases(comp, rel));
+            g.judge.fresh();
             let skipped = std::mem::take(&mut g.skipped);
             let drafts = std::mem::take(&mut g.out);
             let _ = base;

@@ -8,7 +8,8 @@
 //!
 //! What the bridge cannot drive stays unsupported, with its reason: a scheduler reclaim
 //! ([`RECLAIM_UNSUPPORTED`]), allocation requests by the scheduler (its own PMIx library
-//! refuses them), a requester rank other than 0 (the bridge drives rank 0 of each job).
+//! refuses them). A job runs as many processes per node as the scenario names ranks for it
+//! (`PMIX_MAPBY` `ppr:N:node`, which the model host honours), so any requester rank is driven.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -16,8 +16,11 @@ pub(super) struct Bridge {
     pub(super) format: WireFormat,
     pub(super) honors_warn: bool,
     pub(super) tools: BTreeMap<String, Puppet>,
-    /// Rank 0 of each scenario job, by scenario namespace.
-    pub(super) apps: BTreeMap<String, Puppet>,
+    /// The processes of scenario jobs the bridge reached, by (scenario namespace, rank).
+    pub(super) apps: BTreeMap<(String, u32), Puppet>,
+    /// Scenario job namespace -> processes per node (one more than the highest rank the
+    /// scenario names for it).
+    pub(super) ranks: BTreeMap<String, u32>,
     /// The sid root on this machine.
     pub(super) root: PathBuf,
     /// This bridge's control directory for job puppets, inside the root (as seen there).
@@ -128,38 +131,40 @@ impl Bridge {
         self.root.join(self.ctl.trim_start_matches('/'))
     }
 
-    /// Rank 0 of scenario job `ns`, reached through the FIFOs it made (waits, bounded).
+    /// Rank `rank` of scenario job `ns`, reached through the FIFOs it made (waits, bounded).
     /// `Gone` when its process has ended (its FIFO has no reader).
-    pub(super) fn app(&mut self, ns: &str) -> Result<&mut Puppet, PuppetErr> {
-        if !self.apps.contains_key(ns) {
+    pub(super) fn app(&mut self, ns: &str, rank: u32) -> Result<&mut Puppet, PuppetErr> {
+        let key = (ns.to_string(), rank);
+        if !self.apps.contains_key(&key) {
             let prrte = self
                 .jobs
                 .get(ns)
                 .cloned()
                 .ok_or_else(|| PuppetErr::Broken(format!("no job {ns}")))?;
             let dir = self.ctl_dir();
-            let out = dir.join(format!("{prrte}.out"));
+            let name = format!("{prrte}.{rank}");
+            let out = dir.join(format!("{name}.out"));
             let start = std::time::Instant::now();
             while !out.exists() {
                 if start.elapsed() > Duration::from_secs(20) {
                     return Err(PuppetErr::Gone(format!(
-                        "rank 0 of {ns} ({prrte}) made no control FIFO in 20 s"
+                        "rank {rank} of {ns} ({prrte}) made no control FIFO in 20 s"
                     )));
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            let pid = std::fs::read_to_string(dir.join(format!("{prrte}.pid")))
+            let pid = std::fs::read_to_string(dir.join(format!("{name}.pid")))
                 .ok()
                 .and_then(|t| t.trim().parse().ok());
-            // Non-blocking: fails at once (ENXIO) when rank 0 is gone and nobody reads.
+            // Non-blocking: fails at once (ENXIO) when the process is gone and nobody reads.
             let w = std::fs::OpenOptions::new()
                 .write(true)
                 .custom_flags(O_NONBLOCK)
-                .open(dir.join(format!("{prrte}.in")))
-                .map_err(|e| PuppetErr::Gone(format!("rank 0 of {ns} ({prrte}): {e}")))?;
+                .open(dir.join(format!("{name}.in")))
+                .map_err(|e| PuppetErr::Gone(format!("rank {rank} of {ns} ({prrte}): {e}")))?;
             let lines = line_reader(move || std::fs::File::open(&out));
             self.apps.insert(
-                ns.to_string(),
+                key.clone(),
                 Puppet {
                     child: None,
                     pid,
@@ -168,7 +173,12 @@ impl Bridge {
                 },
             );
         }
-        Ok(self.apps.get_mut(ns).expect("inserted above"))
+        Ok(self.apps.get_mut(&key).expect("inserted above"))
+    }
+
+    /// Drop every reached process of scenario job `ns` (it was killed or ended).
+    pub(super) fn forget_processes(&mut self, ns: &str) {
+        self.apps.retain(|(n, _), _| n != ns);
     }
 
     /// Send `line` to a scenario requester. `Ok(Err(response))` is what PRRTE did that
@@ -188,7 +198,7 @@ impl Bridge {
             )));
         }
         let r = match requester.kind {
-            RequesterKind::App => match self.app(&ns) {
+            RequesterKind::App => match self.app(&ns, requester.rank) {
                 Ok(p) => p.cmd(line),
                 Err(e) => Err(e),
             },
@@ -203,7 +213,7 @@ impl Bridge {
             Err(PuppetErr::Timeout(m)) => {
                 // The puppet is blocked in the call: never reuse it (a late answer would be
                 // read as the answer to the next command).
-                self.apps.remove(&ns);
+                self.apps.remove(&(ns.clone(), requester.rank));
                 if let Some(p) = self.tools.remove(&ns) {
                     p.quit();
                 }
@@ -214,7 +224,7 @@ impl Bridge {
                 )))
             }
             Err(PuppetErr::Gone(m)) if requester.kind == RequesterKind::App => {
-                self.apps.remove(&ns);
+                self.apps.remove(&(ns.clone(), requester.rank));
                 // Only an observation when PRRTE itself reports the job ended.
                 let prrte = self.prrte_ns(&ns).to_string();
                 if self.job_ended(&prrte)? {
@@ -289,60 +299,12 @@ impl Bridge {
         Ok(())
     }
 
-    /// End scenario job `nspace` (PRRTE's `prrte`) with the privileges the spec grants: its
-    /// launcher (the tool or job that spawned it) kills it when that still runs; otherwise
-    /// the job ends itself (its rank 0 kills its own namespace). Never through a tool that
-    /// owns nothing. Returns the kill's status (0 when the job ended itself).
-    pub(super) fn end_job(&mut self, nspace: &str, prrte: &str) -> Result<i32, String> {
-        let line = format!("kill {prrte}");
+    /// End scenario job `nspace` with the privileges the spec grants (the harness layer's
+    /// [`harness::end_job`]: its launcher while that runs, else the job itself; never a tool
+    /// that owns nothing). Returns the kill's status (0 when the job ended itself).
+    pub(super) fn end_job(&mut self, nspace: &str) -> Result<i32, String> {
         let launcher = self.launchers.get(nspace).cloned();
-        let mut alive = BTreeMap::new();
-        if let Some(l) = &launcher {
-            let up = match l.kind {
-                RequesterKind::Tool => self.tools.contains_key(&l.nspace),
-                RequesterKind::Scheduler => self.scheduler.is_some(),
-                RequesterKind::App => {
-                    let p = self.prrte_ns(&l.nspace).to_string();
-                    !self.stuck.contains_key(&l.nspace)
-                        && self.jobs.contains_key(&l.nspace)
-                        && !self.job_ended(&p)?
-                }
-            };
-            alive.insert(l.nspace.clone(), up);
-        }
-        let by = harness::job_ender(nspace, launcher.as_ref(), |r| {
-            alive.get(&r.nspace).copied().unwrap_or(false)
-        });
-        if by.nspace != nspace {
-            let w = match by.kind {
-                RequesterKind::Scheduler => self
-                    .scheduler
-                    .as_mut()
-                    .ok_or("no scheduler tool")?
-                    .cmd(&line)
-                    .map_err(String::from)?,
-                _ => match self.request(&by, &line)? {
-                    Ok(w) => w,
-                    Err(r) => return Ok(r.status),
-                },
-            };
-            self.apps.remove(nspace);
-            return status_of(&w);
-        }
-        // The job ends itself: its answer may never come (the kill takes its rank 0 too).
-        let r = match self.app(nspace) {
-            Ok(p) => p.cmd(&line),
-            Err(e) => Err(e),
-        };
-        self.apps.remove(nspace);
-        match r {
-            Ok(w) => status_of(&w),
-            Err(PuppetErr::Gone(_)) | Err(PuppetErr::Broken(_)) => Ok(0),
-            Err(PuppetErr::Timeout(m)) => {
-                self.stuck.insert(nspace.to_string(), m);
-                Ok(0)
-            }
-        }
+        harness::end_job(self, nspace, launcher.as_ref()).map(|(_, status)| status)
     }
 
     pub(super) fn own(&mut self) -> Result<&mut Puppet, String> {
@@ -421,6 +383,7 @@ impl Bridge {
                 .status();
         }
         self.jobs.clear();
+        self.ranks.clear();
         self.warn.clear();
     }
 
@@ -458,5 +421,72 @@ impl Bridge {
             std::thread::sleep(Duration::from_millis(100));
         }
         Ok(false)
+    }
+}
+
+impl harness::JobControl for Bridge {
+    fn running(&mut self, who: &Requester) -> Result<bool, String> {
+        Ok(match who.kind {
+            RequesterKind::Tool => self.tools.contains_key(&who.nspace),
+            RequesterKind::Scheduler => self.scheduler.is_some(),
+            RequesterKind::App => {
+                let p = self.prrte_ns(&who.nspace).to_string();
+                !self.stuck.contains_key(&who.nspace)
+                    && self.jobs.contains_key(&who.nspace)
+                    && !self.job_ended(&p)?
+            }
+        })
+    }
+
+    /// The kill is sent by `by`'s own process. A job that kills itself may never answer (the
+    /// kill takes the process that sent it too): that counts as success.
+    fn kill(&mut self, by: &Requester, job: &str) -> Result<i32, String> {
+        let line = format!("kill {}", self.prrte_ns(job));
+        if by.nspace != job {
+            let w = match by.kind {
+                RequesterKind::Scheduler => self
+                    .scheduler
+                    .as_mut()
+                    .ok_or("no scheduler tool")?
+                    .cmd(&line)
+                    .map_err(String::from)?,
+                _ => match self.request(by, &line)? {
+                    Ok(w) => w,
+                    Err(r) => return Ok(r.status),
+                },
+            };
+            self.forget_processes(job);
+            return status_of(&w);
+        }
+        let r = match self.app(job, by.rank) {
+            Ok(p) => p.cmd(&line),
+            Err(e) => Err(e),
+        };
+        self.forget_processes(job);
+        match r {
+            Ok(w) => status_of(&w),
+            Err(PuppetErr::Gone(_)) | Err(PuppetErr::Broken(_)) => Ok(0),
+            Err(PuppetErr::Timeout(m)) => {
+                self.stuck.insert(job.to_string(), m);
+                Ok(0)
+            }
+        }
+    }
+}
+
+impl Bridge {
+    /// A request by a process the job does not have is a fault of the harness (the suite
+    /// spawns every job with as many ranks as its scenario names), never a finding.
+    pub(super) fn rank_exists(&self, r: &Requester) -> Result<(), String> {
+        if harness::rank_exists(r, self.ranks.get(&r.nspace).copied()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}:{} is not a process the bridge spawned ({} per node)",
+                r.nspace,
+                r.rank,
+                self.ranks.get(&r.nspace).copied().unwrap_or(1)
+            ))
+        }
     }
 }

@@ -11,13 +11,16 @@
 //! (`PMIX_SERVER_SCHEDULER`). PRRTE's job namespaces are translated to the scenario's names
 //! (responses, queries, and `PMIX_ALLOC_TARGET` values in requests). Every wait is bounded.
 //!
-//! Every spawned job runs the puppet too (client mode): its rank 0 serves the bridge through
-//! FIFOs under `ROOT/tmp/pmix-wire-ctl/<bridge pid>` (one directory per bridge, removed when
-//! the DVM stops), so an application requester is a real process of that job.
+//! Every spawned job runs the puppet too (client mode), `ranks` processes per candidate node
+//! (`PMIX_MAPBY ppr:RANKS:node`, where `ranks` is one more than the highest rank the
+//! scenario names for the job): each process serves the bridge through FIFOs under
+//! `ROOT/tmp/pmix-wire-ctl/<bridge pid>` (`NSPACE.RANK.in`/`.out`; one directory per bridge,
+//! removed when the DVM stops), so an application requester `app:J:R` is rank R of job J,
+//! a real process, and the events of ranks 0..ranks of each job are collected.
 //!
 //! What PRRTE does, however surprising, is reported as an observation, never as a bridge
 //! error: a PMIx call that does not return within `PUPPET_TIMEOUT` (30 s) answers
-//! `PMIX_ERR_TIMEOUT` with a message naming the call; a request by a job whose rank 0 PRRTE
+//! `PMIX_ERR_TIMEOUT` with a message naming the call; a request by a job's process PRRTE
 //! already ended answers `PMIX_ERR_UNREACH` with a message; a job that is still running 10 s
 //! after `PMIx_Job_control(KILL)` succeeded fails its `terminate` step the same way. A job
 //! counts as ended when `PMIX_QUERY_NAMESPACES` no longer lists it or when
@@ -28,14 +31,14 @@
 //!
 //! What PRRTE or the bridge offers no path for is answered `unsupported`: a PMIx without some
 //! of the five attributes (they are compiled in); allocation requests by the scheduler (its
-//! own PMIx library refuses them, `PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`); a
-//! requester rank other than 0 (a job runs one process per candidate node, and the bridge
-//! drives its rank 0); REAQUIRE and REQ_CANCEL, which PRRTE answers `PMIX_ERR_NOT_SUPPORTED`
+//! own PMIx library refuses them, `PMIX_ERR_NOT_SUPPORTED`, OpenPMIx `pmix_alloc.c`); a job
+//! with more processes per node than a node's slots (8); REAQUIRE and REQ_CANCEL, which PRRTE answers `PMIX_ERR_NOT_SUPPORTED`
 //! whatever they carry (the bridge resends without `PMIX_ALLOC_INHERITANCE` to tell); a
 //! scheduler reclaim (see `RECLAIM_UNSUPPORTED`).
 //!
-//! The harness acts only with privileges the spec grants: a job is ended by its launcher (the
-//! tool or job that spawned it) while that runs, else by itself; the bridge's own tool only
+//! The harness acts only with privileges the spec grants ([`crate::bridge::end_job`], which
+//! `tests/bridge_harness.rs` runs against `pmix-model-server --strict-ownership`): a job is
+//! ended by its launcher (the tool or job that spawned it) while that runs, else by itself; the bridge's own tool only
 //! queries and spawns (and ends) its own probe jobs. It never relies on PRRTE letting a tool
 //! that owns nothing act on a reservation (PRRTE's uid-ownership deviation).
 
@@ -76,7 +79,7 @@ const O_NONBLOCK: i32 = 0o4000;
 const BRIDGE_TOOL: &str = "pmix-bridge";
 const SCHEDULER_TOOL: &str = "pmix-bridge-sched";
 /// Slots per logical node (startup and granted alike).
-const SLOTS: &str = "8";
+const SLOTS: u32 = 8;
 
 /// Serve SERVER.md on stdin/stdout with `args` (the command line after the program name).
 pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
@@ -135,6 +138,7 @@ pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
         honors_warn: true,
         tools: BTreeMap::new(),
         apps: BTreeMap::new(),
+        ranks: BTreeMap::new(),
         root,
         ctl,
         startup: Vec::new(),

@@ -1,14 +1,14 @@
 //! The puppets: real PMIx processes (`tools/prrte/puppet.c`) driven one command line at a
-//! time, tools through their stdin/stdout and a job's rank 0 through its FIFOs; every answer
+//! time, tools through their stdin/stdout and a job's processes through their FIFOs; every answer
 //! is awaited with a bound.
 
 #[allow(unused_imports)]
 use super::*;
 
 pub(super) struct Puppet {
-    /// The tool process (none for a job's rank 0, reached through its FIFOs).
+    /// The tool process (none for a job's process, reached through its FIFOs).
     pub(super) child: Option<Child>,
-    /// A job's rank 0: its pid (same pid namespace), to tell a dead process from a slow one.
+    /// A job's process: its pid (same pid namespace), to tell a dead process from a slow one.
     pub(super) pid: Option<u32>,
     pub(super) stdin: Box<dyn Write + Send>,
     pub(super) lines: Receiver<String>,

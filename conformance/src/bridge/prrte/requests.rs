@@ -64,7 +64,7 @@ impl Bridge {
                     .args([
                         "start",
                         "--slots",
-                        SLOTS,
+                        &SLOTS.to_string(),
                         "--nodes",
                         &nodes.join(","),
                         "--dir",
@@ -101,9 +101,7 @@ impl Bridge {
                         ))
                     }
                 }
-                if requester.kind == RequesterKind::App && requester.rank != 0 {
-                    return Ok(unsupported(harness::RANK_UNSUPPORTED));
-                }
+                self.rank_exists(requester)?;
                 let (hex, infos) = self.translate(info)?;
                 // Granted nodes get as many slots as startup nodes, so that slot counts never
                 // decide a mapping the scenarios are not about.
@@ -200,9 +198,17 @@ impl Bridge {
                 requester,
                 nspace,
                 info,
+                ranks,
             } => {
+                self.rank_exists(requester)?;
                 let (hex, _) = self.translate(info)?;
-                let line = format!("spawn {hex}");
+                let ranks = (*ranks).max(1);
+                if ranks > SLOTS {
+                    return Ok(unsupported(&format!(
+                        "a job with {ranks} processes per node: the bridge gives each node {SLOTS} slots"
+                    )));
+                }
+                let line = format!("spawn {hex} {ranks}");
                 let w = if requester.kind == RequesterKind::Scheduler {
                     if self.scheduler.is_none() {
                         self.scheduler = Some(self.spawn_puppet(SCHEDULER_TOOL, true)?);
@@ -232,6 +238,7 @@ impl Bridge {
                 }
                 let prrte = w.get(1).cloned().ok_or("spawn gave no namespace")?;
                 self.jobs.insert(nspace.clone(), prrte.clone());
+                self.ranks.insert(nspace.clone(), ranks);
                 self.launchers.insert(nspace.clone(), requester.clone());
                 self.wait_started(&prrte)?;
                 let w = self.own()?.cmd(&format!("procs {prrte}"))?;
@@ -259,7 +266,7 @@ impl Bridge {
                     .get(nspace)
                     .cloned()
                     .ok_or_else(|| format!("no namespace {nspace}"))?;
-                let status = self.end_job(nspace, &prrte)?;
+                let status = self.end_job(nspace)?;
                 if status == 0 && !self.wait_ended(&prrte)? {
                     return Ok(observed(
                         pmix_codec::Status::ERR_TIMEOUT.0,
@@ -270,6 +277,14 @@ impl Bridge {
                         ),
                     ));
                 }
+                Ok(Response::status(status))
+            }
+            Request::Kill { requester, nspace } => {
+                if !self.jobs.contains_key(nspace) {
+                    return Ok(Response::status(pmix_codec::Status::ERR_NOT_FOUND.0));
+                }
+                self.rank_exists(requester)?;
+                let status = harness::JobControl::kill(self, requester, nspace)?;
                 Ok(Response::status(status))
             }
             Request::Reclaim { .. } => Ok(unsupported(harness::RECLAIM_UNSUPPORTED)),
@@ -300,7 +315,7 @@ impl Bridge {
                         ..ok
                     });
                 }
-                let w = self.own()?.cmd("spawn -")?;
+                let w = self.own()?.cmd("spawn - 1")?;
                 if status_of(&w)? != 0 {
                     return Ok(Response {
                         candidates: Some(Vec::new()),
@@ -362,23 +377,24 @@ impl Bridge {
         o.namespaces.sort();
         // Only PMIX_ALLOC_TIMEOUT_WARNING is governed by the spec; DVM_IS_READY, job-end and
         // other events PRRTE also delivers are outside it.
-        let mut names: Vec<(String, bool)> =
-            self.tools.keys().map(|n| (n.clone(), false)).collect();
-        for ns in self.jobs.keys() {
+        // Every process the scenario can name: each tool, and ranks 0..ranks of each running job.
+        let mut names: Vec<(String, Option<u32>)> =
+            self.tools.keys().map(|n| (n.clone(), None)).collect();
+        for (ns, ranks) in &self.ranks {
             if o.namespaces.contains(ns) {
-                names.push((ns.clone(), true));
+                names.extend((0..*ranks).map(|r| (ns.clone(), Some(r))));
             }
         }
-        for (name, is_app) in names {
-            let w = if is_app {
+        for (name, rank) in names {
+            let w = if let Some(rank) = rank {
                 // A job whose processes were just killed (its nodes left) can report nothing.
                 if self.stuck.contains_key(&name) {
                     continue;
                 }
-                match self.app(&name).and_then(|p| p.cmd("events")) {
+                match self.app(&name, rank).and_then(|p| p.cmd("events")) {
                     Ok(w) => w,
                     Err(_) => {
-                        self.apps.remove(&name);
+                        self.apps.remove(&(name.clone(), rank));
                         continue;
                     }
                 }
@@ -396,7 +412,7 @@ impl Bridge {
                 o.events.push(EventView {
                     to: ProcRef {
                         nspace: name.clone(),
-                        rank: 0,
+                        rank: rank.unwrap_or(0),
                     },
                     code,
                     info: WireInfo {
