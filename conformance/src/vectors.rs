@@ -123,8 +123,8 @@ pub fn id_prefix(component: Component, kind: BufferKind, release: Release) -> St
     }
 }
 
-/// Every `*.json` file under `dir` (recursively, sorted by path), except under a `live`
-/// folder: `vectors/live/` holds the live interop matrix's observations, not vector files.
+/// Every `*.json` file under `dir` (recursively, sorted by path; not `live/`, whose
+/// observations are not vector files).
 pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let rd =
@@ -132,6 +132,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
         let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
         for p in entries {
+            // `live/` holds the live matrix's observations, not vector files
+            // (vectors/live/README.md).
             if p.is_dir() && p.file_name().is_some_and(|n| n == "live") {
                 continue;
             }

@@ -1,8 +1,8 @@
 //! The requests a server hands up to its host ([`crate::host::Host`]), from tools and clients
 //! alike: each is read in the order the OpenPMIx client library packs it (the same layout
-//! `pmix_ptl::command` writes for the native tool), answered with what the host decides,
-//! and followed by [`settle`]: the server kills the processes of the jobs the host ended and
-//! delivers the events it raised.
+//! `pmix_ptl::command` writes for the native tool), and answered with what the host decides:
+//! the events the host raised are delivered before the answer, and after it [`settle`]
+//! kills the processes of the jobs the host ended.
 //!
 //! | command | code | arguments after `pmix_cmd_t` | answer |
 //! |---|---|---|---|
@@ -153,6 +153,11 @@ pub fn host_request(
         }
         c => return Err(format!("command {c} is not a host command")),
     };
+    // the host's events go out before the answer (a requester that reads its events next
+    // finds them); the jobs it ended are killed after it (a job may end itself by its
+    // request, and still hears the answer, as from PRRTE)
+    let notices = host(sh).take_notices();
+    deliver_all(sh, &notices);
     sh.flush(vec![(to, payload)]);
     settle(sh);
     Ok(Vec::new())
@@ -176,8 +181,12 @@ pub fn settle(sh: &Shared) {
             }
         }
     }
+    deliver_all(sh, &notices);
+}
+
+fn deliver_all(sh: &Shared, notices: &[Notice]) {
     for n in notices {
-        deliver(sh, &n);
+        deliver(sh, n);
     }
 }
 
