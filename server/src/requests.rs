@@ -159,9 +159,14 @@ pub fn host_request(
     let notices = host(sh).take_notices();
     deliver_all(sh, &notices);
     sh.flush(vec![(to, payload)]);
-    settle(sh);
+    settle_sparing(sh, Some((sh, &caller.nspace)));
     Ok(Vec::new())
 }
+
+/// How long a job that ended itself by its own request keeps running after its answer went
+/// out: killed at once, its process could die before it has read the answer from its socket
+/// (a race the scenario runs hit), where PRRTE's answer always arrives first.
+const REQUESTER_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 fn host(sh: &Shared) -> std::sync::MutexGuard<'_, Box<dyn crate::host::Host>> {
     sh.host.lock().unwrap_or_else(|e| e.into_inner())
@@ -170,14 +175,33 @@ fn host(sh: &Shared) -> std::sync::MutexGuard<'_, Box<dyn crate::host::Host>> {
 /// After the host decided something: kill the processes of every spawned job it no longer
 /// runs, and deliver the events it raised.
 pub fn settle(sh: &Shared) {
+    settle_sparing(sh, None)
+}
+
+/// [`settle`], except that the requester's own job, if the host ended it, is killed only
+/// after [`REQUESTER_GRACE`], and only if the host still does not run it then.
+fn settle_sparing(sh: &Shared, requester: Option<(&Arc<Shared>, &str)>) {
     let (running, notices) = {
         let mut h = host(sh);
         (h.running_jobs(), h.take_notices())
     };
     if let Some(running) = running {
         for ns in spawn::live_jobs(sh) {
-            if !running.contains(&ns) {
-                spawn::kill(sh, &ns);
+            if running.contains(&ns) {
+                continue;
+            }
+            match requester {
+                Some((shared, r)) if r == ns => {
+                    let shared = Arc::clone(shared);
+                    std::thread::spawn(move || {
+                        std::thread::sleep(REQUESTER_GRACE);
+                        let still = host(&shared).running_jobs();
+                        if still.is_some_and(|r| !r.contains(&ns)) {
+                            spawn::kill(&shared, &ns);
+                        }
+                    });
+                }
+                _ => spawn::kill(sh, &ns),
             }
         }
     }
