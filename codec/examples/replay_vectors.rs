@@ -15,6 +15,11 @@ fn files(path: &Path, out: &mut Vec<PathBuf>) {
             .collect();
         entries.sort();
         for e in entries {
+            // vectors/live/ holds the live matrix's observations, not vector files
+            // (vectors/live/README.md)
+            if e.is_dir() && e.file_name().is_some_and(|n| n == "live") {
+                continue;
+            }
             files(&e, out);
         }
     } else if path.extension().is_some_and(|e| e == "json") {

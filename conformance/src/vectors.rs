@@ -126,6 +126,12 @@ pub fn id_prefix(component: Component, kind: BufferKind, release: Release) -> St
 /// Every `*.json` file under `dir` (recursively, sorted by path; not `live/`, whose
 /// observations are not vector files).
 pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
+    load_dir_keeping(dir, None)
+}
+
+/// [`load_dir`], keeping of each file only the vectors whose case id contains `filter` (if
+/// any), file by file: a filtered run holds what it replays, not the whole corpus.
+pub fn load_dir_keeping(dir: &Path, filter: Option<&str>) -> Result<Vec<VectorSet>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let rd =
             std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -157,7 +163,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
             let rel = p.strip_prefix(dir).unwrap_or(p).with_extension("");
             let label = rel.to_string_lossy().replace('\\', "/");
-            VectorSet::parse(p, &label, &text)
+            VectorSet::parse(p, &label, &text).map(|set| keeping(set, filter))
         })
         .collect::<Result<Vec<_>, _>>()?;
     check_unique(&sets)?;
@@ -166,12 +172,33 @@ pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
 
 /// Load the given files (refusing two files with the same case-id prefix).
 pub fn load_files(paths: &[PathBuf]) -> Result<Vec<VectorSet>, String> {
+    load_files_keeping(paths, None)
+}
+
+/// [`load_files`], keeping only the vectors whose case id contains `filter` (if any).
+pub fn load_files_keeping(
+    paths: &[PathBuf],
+    filter: Option<&str>,
+) -> Result<Vec<VectorSet>, String> {
     let sets = paths
         .iter()
-        .map(|p| VectorSet::load(p))
+        .map(|p| VectorSet::load(p).map(|set| keeping(set, filter)))
         .collect::<Result<Vec<_>, _>>()?;
     check_unique(&sets)?;
     Ok(sets)
+}
+
+/// `set` with only the vectors whose case id contains `filter` (all of them without one).
+fn keeping(mut set: VectorSet, filter: Option<&str>) -> VectorSet {
+    if let Some(f) = filter {
+        let tests = std::mem::take(&mut set.file.tests);
+        set.file.tests = tests
+            .into_iter()
+            .filter(|v| case_id(&set, v).contains(f))
+            .collect();
+        set.file.tests.shrink_to_fit();
+    }
+    set
 }
 
 fn check_unique(sets: &[VectorSet]) -> Result<(), String> {

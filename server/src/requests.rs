@@ -1,8 +1,8 @@
 //! The requests a server hands up to its host ([`crate::host::Host`]), from tools and clients
 //! alike: each is read in the order the OpenPMIx client library packs it (the same layout
-//! `pmix_ptl::command` writes for the native tool), answered with what the host decides,
-//! and followed by [`settle`]: the server kills the processes of the jobs the host ended and
-//! delivers the events it raised.
+//! `pmix_ptl::command` writes for the native tool), and answered with what the host decides:
+//! the events the host raised are delivered before the answer, and after it [`settle`]
+//! kills the processes of the jobs the host ended.
 //!
 //! | command | code | arguments after `pmix_cmd_t` | answer |
 //! |---|---|---|---|
@@ -153,10 +153,20 @@ pub fn host_request(
         }
         c => return Err(format!("command {c} is not a host command")),
     };
+    // the host's events go out before the answer (a requester that reads its events next
+    // finds them); the jobs it ended are killed after it (a job may end itself by its
+    // request, and still hears the answer, as from PRRTE)
+    let notices = host(sh).take_notices();
+    deliver_all(sh, &notices);
     sh.flush(vec![(to, payload)]);
-    settle(sh);
+    settle_sparing(sh, Some((sh, &caller.nspace)));
     Ok(Vec::new())
 }
+
+/// How long a job that ended itself by its own request keeps running after its answer went
+/// out: killed at once, its process could die before it has read the answer from its socket
+/// (a race the scenario runs hit), where PRRTE's answer always arrives first.
+const REQUESTER_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 
 fn host(sh: &Shared) -> std::sync::MutexGuard<'_, Box<dyn crate::host::Host>> {
     sh.host.lock().unwrap_or_else(|e| e.into_inner())
@@ -165,19 +175,42 @@ fn host(sh: &Shared) -> std::sync::MutexGuard<'_, Box<dyn crate::host::Host>> {
 /// After the host decided something: kill the processes of every spawned job it no longer
 /// runs, and deliver the events it raised.
 pub fn settle(sh: &Shared) {
+    settle_sparing(sh, None)
+}
+
+/// [`settle`], except that the requester's own job, if the host ended it, is killed only
+/// after [`REQUESTER_GRACE`], and only if the host still does not run it then.
+fn settle_sparing(sh: &Shared, requester: Option<(&Arc<Shared>, &str)>) {
     let (running, notices) = {
         let mut h = host(sh);
         (h.running_jobs(), h.take_notices())
     };
     if let Some(running) = running {
         for ns in spawn::live_jobs(sh) {
-            if !running.contains(&ns) {
-                spawn::kill(sh, &ns);
+            if running.contains(&ns) {
+                continue;
+            }
+            match requester {
+                Some((shared, r)) if r == ns => {
+                    let shared = Arc::clone(shared);
+                    std::thread::spawn(move || {
+                        std::thread::sleep(REQUESTER_GRACE);
+                        let still = host(&shared).running_jobs();
+                        if still.is_some_and(|r| !r.contains(&ns)) {
+                            spawn::kill(&shared, &ns);
+                        }
+                    });
+                }
+                _ => spawn::kill(sh, &ns),
             }
         }
     }
+    deliver_all(sh, &notices);
+}
+
+fn deliver_all(sh: &Shared, notices: &[Notice]) {
     for n in notices {
-        deliver(sh, &n);
+        deliver(sh, n);
     }
 }
 

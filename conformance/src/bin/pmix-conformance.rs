@@ -304,16 +304,20 @@ fn parse_status_mode(s: &str) -> Result<StatusMode, String> {
     s.parse()
 }
 
-fn load_sets(files: &[PathBuf], dir: &std::path::Path) -> Result<Vec<VectorSet>, String> {
+fn load_sets(
+    files: &[PathBuf],
+    dir: &std::path::Path,
+    filter: Option<&str>,
+) -> Result<Vec<VectorSet>, String> {
     if files.is_empty() {
-        vectors::load_dir(dir)
+        vectors::load_dir_keeping(dir, filter)
     } else {
-        vectors::load_files(files)
+        vectors::load_files_keeping(files, filter)
     }
 }
 
 fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
-    let sets = load_sets(&a.files, &a.dir)?;
+    let sets = load_sets(&a.files, &a.dir, a.filter.as_deref())?;
     let filter = a.filter.as_deref();
     if a.list {
         let cases = vectors::cases(&sets, filter);

@@ -1,6 +1,6 @@
 //! `pmix-live-tap`: the live matrix's wire tap (see `pmix_wire::tap`).
 //!
-//!   pmix-live-tap UPSTREAM_HOST:PORT LOG [SECONDS]
+//!   pmix-live-tap UPSTREAM_HOST:PORT LOG \[SECONDS\]
 //!
 //! Prints the local port it listens on (one line), relays every connection to the
 //! upstream server and appends one JSON line per connect message to LOG; exits after

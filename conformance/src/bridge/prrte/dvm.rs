@@ -295,7 +295,7 @@ impl Bridge {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        std::thread::sleep(Duration::from_millis(500));
+        self.pause(500);
         Ok(())
     }
 
@@ -305,6 +305,15 @@ impl Bridge {
     pub(super) fn end_job(&mut self, nspace: &str) -> Result<i32, String> {
         let launcher = self.launchers.get(nspace).cloned();
         harness::end_job(self, nspace, launcher.as_ref()).map(|(_, status)| status)
+    }
+
+    /// A pause PRRTE needs to settle (inheritance after a departure, a grow's launch fence,
+    /// an event in flight); none for the native server, which settles before it answers
+    /// (`pmix_server::requests::settle`).
+    pub(super) fn pause(&self, ms: u64) {
+        if self.native.is_none() {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
     }
 
     pub(super) fn own(&mut self) -> Result<&mut Puppet, String> {
@@ -415,7 +424,7 @@ impl Bridge {
         while start.elapsed() < SETTLE_LIMIT {
             if self.job_ended(prrte)? {
                 // Give PRRTE's termination processing (inheritance) a moment to settle.
-                std::thread::sleep(Duration::from_millis(500));
+                self.pause(500);
                 return Ok(true);
             }
             std::thread::sleep(Duration::from_millis(100));

@@ -258,7 +258,7 @@ impl Bridge {
                 if let Some(p) = self.tools.remove(nspace) {
                     p.quit();
                     // PRRTE runs the inheritance rules when the tool's departure is processed.
-                    std::thread::sleep(Duration::from_millis(1000));
+                    self.pause(1000);
                     return Ok(ok);
                 }
                 let prrte = self
@@ -301,6 +301,8 @@ impl Bridge {
                 }
                 let s = self.scheduler.as_mut().expect("set above");
                 let w = s.cmd(&format!("warn {alloc} {}", remaining.unwrap_or(t)))?;
+                // The event reaches the requester's process asynchronously (its handler runs
+                // in its own progress thread), from PRRTE and from the native server alike.
                 std::thread::sleep(Duration::from_millis(1000));
                 Ok(Response::status(status_of(&w)?))
             }
