@@ -14,7 +14,7 @@
 use super::ops::{Op, TypeClass};
 use crate::vectorgen::matrix::Cell;
 use pmix_codec::quirks::QUIRKS;
-use pmix_codec::{BufferKind, Codec, Component, DataType, Info, Item, Kval, Query, Release, Value};
+use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Kval, Query, Release, Value};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -69,80 +69,176 @@ pub struct Payload {
     pub direction: Direction,
     /// What it is (for the evidence text).
     pub what: &'static str,
-    /// The value (sent as the value of a KVAL).
+    /// The value.
     pub value: Value,
+    /// True when it crosses as the value of a KVAL (put/commit data, a get's answer, job
+    /// data), false when it is packed as itself (a request's arguments, a status).
+    pub as_kval: bool,
 }
 
-fn payload(direction: Direction, what: &'static str, value: Value) -> Payload {
+impl Payload {
+    /// The pack calls that carry it.
+    pub fn items(&self) -> Vec<Item> {
+        vec![Item::one(if self.as_kval {
+            Value::Kval(Box::new(Kval {
+                key: Some("pmix.test.key".into()),
+                value: self.value.clone(),
+            }))
+        } else {
+            self.value.clone()
+        })]
+    }
+}
+
+fn kval(direction: Direction, what: &'static str, value: Value) -> Payload {
     Payload {
         direction,
         what,
         value,
+        as_kval: true,
     }
 }
 
-/// The value a put of `class` carries.
-pub fn class_value(class: TypeClass) -> Value {
+fn arg(direction: Direction, what: &'static str, value: Value) -> Payload {
+    Payload {
+        direction,
+        what,
+        value,
+        as_kval: false,
+    }
+}
+
+/// The namespace the plain server registers (`tools/live/server.sh`); the proc class names it.
+const LIVE_NSPACE: &str = "live";
+
+/// The value rank `rank` puts for `class`, exactly as `tools/live/live-client.c`'s
+/// `load_value` builds it (the other rank reads rank 1's value: rank 0 reads rank 1's).
+pub fn class_value(class: TypeClass, rank: u32) -> Value {
     match class {
-        TypeClass::Int => Value::Int32(-7),
-        TypeClass::Uint => Value::Uint64(1 << 40),
-        TypeClass::FlexSize => Value::Size(300),
-        TypeClass::Float => Value::Double(2.5),
-        TypeClass::String => Value::string("a string value"),
-        TypeClass::Bytes => Value::ByteObject(b"\x00\x01bytes".to_vec().into()),
-        TypeClass::Proc => Value::proc("ns.1", 3),
-        TypeClass::InfoArray => Value::InfoArray(vec![
-            Info::new("k1", Value::Uint32(1)),
-            Info::new("k2", Value::string("v")),
-        ]),
-        TypeClass::DataArray => Value::array(
+        TypeClass::Int => Value::Int32(-100_000 - rank as i32),
+        TypeClass::Uint => Value::Uint64(0x12_3456_7890 + u64::from(rank)),
+        TypeClass::FlexSize => Value::Size(70_000 + u64::from(rank)),
+        TypeClass::Float => Value::Double(0.25 + f64::from(rank)),
+        TypeClass::String => Value::string(&format!("live value of rank {rank}")),
+        TypeClass::Bytes => Value::ByteObject(vec![1, 0, 2, 0, 3, rank as u8].into()),
+        TypeClass::Proc => Value::proc(LIVE_NSPACE, rank),
+        // PMIX_DATA_ARRAY of two PMIX_INFO (the client program's "info-array" class)
+        TypeClass::InfoArray => Value::array(
             DataType::INFO,
             vec![
-                Value::info("k1", Value::Uint32(1)),
-                Value::info("k2", Value::string("v")),
+                Value::info("live.a", Value::string("first")),
+                Value::info("live.b", Value::Uint32(7 + rank)),
             ],
         ),
-        TypeClass::Value => Value::Value(Box::new(Value::Uint16(9))),
+        TypeClass::DataArray => Value::array(
+            DataType::UINT32,
+            vec![
+                Value::Uint32(1),
+                Value::Uint32(2),
+                Value::Uint32(300 + rank),
+            ],
+        ),
+        // PMIX_DATA_ARRAY of two PMIX_VALUE (the client program's "value" class)
+        TypeClass::Value => Value::array(
+            DataType::VALUE,
+            vec![
+                Value::Value(Box::new(Value::string("in a value"))),
+                Value::Value(Box::new(Value::Uint16(40 + rank as u16))),
+            ],
+        ),
     }
 }
 
-/// The job-level information a server hands a client at init (and a get of job info reads).
+/// The job data a server hands a launched client at init (with the hash gds it crosses the
+/// wire as KVALs; a get of job info then reads it locally): what `peer/servers/plain-server.c`
+/// registers (job, universe and local size, local peers, host name, and per rank a
+/// PMIX_PROC_DATA array of rank, local rank, node rank and host name).
 fn job_info() -> Vec<Payload> {
     use Direction::ToClient;
     vec![
-        payload(ToClient, "job size", Value::Uint32(2)),
-        payload(ToClient, "namespace", Value::string("ns.1")),
-        payload(ToClient, "rank", Value::ProcRank(0)),
-        payload(
+        kval(ToClient, "job size", Value::Uint32(2)),
+        kval(ToClient, "local peers", Value::string("0,1")),
+        kval(
             ToClient,
-            "node/app information array",
+            "per-rank data array",
             Value::array(
                 DataType::INFO,
                 vec![
+                    Value::info("pmix.rank", Value::ProcRank(1)),
+                    Value::info("pmix.lrank", Value::Uint16(1)),
+                    Value::info("pmix.nrank", Value::Uint16(1)),
                     Value::info("pmix.hname", Value::string("n1")),
-                    Value::info("pmix.nodeid", Value::Uint32(0)),
                 ],
             ),
         ),
     ]
 }
 
-/// The values `op` carries, each with its direction.
-pub fn payloads(op: Op) -> Vec<Payload> {
+/// The inheritance `tools/live/live-client.c` sends with its allocation request: type 75
+/// (ALLOC_INHERIT) where the client's release defines it (its v61 registers the type), else
+/// a UINT8 under the same key.
+pub fn inheritance_value(client: Option<Release>) -> Value {
+    match client {
+        Some(r) if Component::V61.registers(DataType::ALLOC_INHERIT, r) => Value::AllocInherit(2),
+        _ => Value::Uint8(2),
+    }
+}
+
+/// The values `op` carries, each with its direction, as `tools/live/live-client.c` sends
+/// them from a client (or tool, `tool`) of release `client` (None: pmix-peer, which takes
+/// the same values).
+pub fn payloads(op: Op, client: Option<Release>, tool: bool) -> Vec<Payload> {
     use Direction::{ToClient, ToServer};
     match op {
+        Op::Init if tool => vec![
+            arg(ToServer, "tool id", Value::ProcNspace("livetool".into())),
+            arg(ToClient, "init status", Value::Status(0)),
+        ],
         Op::Init | Op::GetJobInfo => job_info(),
         Op::PutCommitFenceGet(c) => vec![
-            payload(ToServer, "committed value", class_value(c)),
-            payload(ToClient, "other rank's value", class_value(c)),
+            kval(ToServer, "committed value", class_value(c, 1)),
+            arg(
+                ToServer,
+                "fence directives",
+                Value::array(
+                    DataType::INFO,
+                    vec![
+                        Value::info("pmix.collect", Value::Bool(true)),
+                        Value::info("pmix.timeout", Value::Int(10)),
+                    ],
+                ),
+            ),
+            kval(ToClient, "other rank's value", class_value(c, 1)),
         ],
         Op::AllocationInherit => vec![
-            payload(ToServer, "allocation directive", Value::AllocDirective(1)),
-            payload(ToServer, "inheritance", Value::AllocInherit(1)),
-            payload(ToClient, "status", Value::Status(0)),
+            arg(ToServer, "allocation directive", Value::AllocDirective(1)),
+            arg(
+                ToServer,
+                "allocation directives",
+                Value::array(
+                    DataType::INFO,
+                    vec![
+                        Value::info("pmix.alloc.nnodes", Value::Uint64(1)),
+                        Value::info("pmix.alloc.reqid", Value::string("live-live-0")),
+                        Value::info("pmix.alloc.inhrt", inheritance_value(client)),
+                    ],
+                ),
+            ),
+            arg(ToClient, "status", Value::Status(0)),
+            arg(
+                ToClient,
+                "allocation results",
+                Value::array(
+                    DataType::INFO,
+                    vec![
+                        Value::info("pmix.alloc.id", Value::string("plain.1")),
+                        Value::info("pmix.alloc.reqid", Value::string("live-live-0")),
+                    ],
+                ),
+            ),
         ],
         Op::Query => vec![
-            payload(
+            arg(
                 ToServer,
                 "query",
                 Value::Query(Box::new(Query {
@@ -150,10 +246,32 @@ pub fn payloads(op: Op) -> Vec<Payload> {
                     qualifiers: vec![],
                 })),
             ),
-            payload(ToClient, "namespaces", Value::string("ns.1")),
+            arg(ToClient, "status", Value::Status(0)),
+            arg(
+                ToClient,
+                "namespaces",
+                Value::info("pmix.qry.ns", Value::string(LIVE_NSPACE)),
+            ),
         ],
-        Op::Finalize => vec![payload(ToClient, "status", Value::Status(0))],
+        Op::Finalize => vec![arg(ToClient, "status", Value::Status(0))],
     }
+}
+
+/// The MATRIX type names a payload puts on the wire.
+pub fn payload_types(p: &Payload) -> BTreeSet<String> {
+    let mut out = wire_types(&p.value);
+    if !p.as_kval {
+        out.remove("KVAL");
+        out.remove("VALUE");
+        if let Some(n) = p.value.data_type().name() {
+            out.insert(n.to_string());
+        }
+        // a VALUE inside (an INFO's value) still crosses as a VALUE
+        if matches!(p.value, Value::Info(_) | Value::DataArray(_) | Value::Query(_)) {
+            out.insert("VALUE".into());
+        }
+    }
+    out
 }
 
 /// The MATRIX type names a KVAL of `v` puts on the wire.
@@ -288,26 +406,24 @@ enum Cross {
     Read(bool),
 }
 
-/// Pack `value` (as the value of a KVAL) with the `writer` profile and read it with the
+/// Pack `payload` with the `writer` profile and read it with the
 /// `reader` profile.
 fn codec_cross(
-    value: &Value,
+    payload: &Payload,
     component: Component,
     kind: BufferKind,
     writer: Release,
     reader: Release,
 ) -> Cross {
-    let items = vec![Item::one(Value::Kval(Box::new(Kval {
-        key: Some("pmix.test.key".into()),
-        value: value.clone(),
-    })))];
+    let items = payload.items();
+    let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
     let w = Codec::new(component, kind).with_release(writer);
     let r = Codec::new(component, kind).with_release(reader);
     let bytes = match w.encode(&items) {
         Ok(b) => b,
         Err(e) => return Cross::CannotPack(format!("the {writer} profile cannot pack it: {e}")),
     };
-    match r.decode(&bytes[..], &[DataType::KVAL]) {
+    match r.decode(&bytes[..], &types) {
         Ok(got) if got == items => {
             Cross::Read(r.encode(&items).ok().as_deref() == Some(&bytes[..]))
         }
@@ -376,7 +492,7 @@ impl<'a> Predictor<'a> {
             }
         };
         ops.into_iter()
-            .map(|op| self.predict_op(op, client, server, (cr, sr), component, kind))
+            .map(|op| self.predict_op(op, client, server, (cr, sr), tool, component, kind))
             .collect()
     }
 
@@ -386,18 +502,19 @@ impl<'a> Predictor<'a> {
         client: &str,
         server: &str,
         (cr, sr): (Release, Release),
+        tool: bool,
         component: Component,
         kind: BufferKind,
     ) -> Prediction {
         let mut verdict = Verdict::Works;
         let mut evidence = Vec::new();
         let listed = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
-        for p in payloads(op) {
+        for p in payloads(op, Some(cr), tool) {
             let (writer, reader, wr, rr) = match p.direction {
                 Direction::ToServer => (client, server, cr, sr),
                 Direction::ToClient => (server, client, sr, cr),
             };
-            let types = wire_types(&p.value);
+            let types = payload_types(&p);
             let cell = self.cell(writer, reader, component);
             let unread: BTreeSet<String> = cell
                 .and_then(|c| c.cannot_read(writer, reader))
@@ -411,7 +528,7 @@ impl<'a> Predictor<'a> {
                 None if writer == reader => format!("same release ({writer}) {component}"),
                 None => format!("MATRIX.md: no cell for {writer} and {reader} {component}"),
             };
-            let codec = codec_cross(&p.value, component, kind, wr, rr);
+            let codec = codec_cross(&p, component, kind, wr, rr);
             match &codec {
                 Cross::CannotPack(why) => {
                     verdict = verdict.max(Verdict::Fails);
