@@ -331,14 +331,14 @@ fn a_disagreement_needs_an_explanation_and_an_explanation_needs_a_disagreement()
     );
     // explained: no problem left; an explanation of nothing is one
     let e = r#"{"explanations": [
-      {"client_release": "4.2.2", "server": "plain-*", "component": "*", "op": "query", "kind": "runtime", "why": "fixture"},
-      {"client_release": "5.0.7", "server": "*", "component": "*", "op": "init", "kind": "runtime", "why": "covers nothing"}]}"#;
+      {"client_release": "4.2.2", "server": "plain-*", "component": "*", "op": "query", "kind": "runtime", "why": "fixture", "evidence": "none"},
+      {"client_release": "5.0.7", "server": "*", "component": "*", "op": "init", "kind": "runtime", "why": "covers nothing", "evidence": "none"}]}"#;
     std::fs::write(dir.join("live/explanations.json"), e).unwrap();
     let live = Live::load(&dir).unwrap();
     let problems = live.problems();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].contains("covers no observed operation"),
+        problems[0].contains("covers no disagreement"),
         "{problems:?}"
     );
     // the rows agree where the predictions say the op works and it did

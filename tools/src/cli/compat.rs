@@ -256,7 +256,7 @@ fn failing_ops(
             ));
         }
         if let Some(e) = r.explanation {
-            let t = format!("{}: {}", e.kind.as_str(), e.why);
+            let t = format!("{}: {} (evidence: {})", e.kind.as_str(), e.why, e.evidence);
             if !f.explanations.contains(&t) {
                 f.explanations.push(t);
             }

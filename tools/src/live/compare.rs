@@ -33,40 +33,97 @@ impl ExplanationKind {
     }
 }
 
-/// One explanation, keyed by cell. Each key field is exact, `*` (anything) or a prefix
-/// ending in `*` (`plain-*`).
+/// One explanation: one cause, keyed by the cells and operations it accounts for. Each
+/// text key is exact, `*` (anything), a prefix ending in `*` (`plain-*`), or alternatives
+/// separated by `|` (`v20|v21|v3`); the optional keys narrow it further when present.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Explanation {
     /// The client release.
     pub client_release: String,
+    /// `client` or `tool` (absent: both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_kind: Option<String>,
     /// The server (`plain-5.0.7`, `slurm-24.11.5`, ...).
     pub server: String,
-    /// The negotiated component.
+    /// The negotiated component (empty when nothing reached the wire).
     pub component: String,
+    /// True: only cells with a forced component; false: only cells without (absent: both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forced: Option<bool>,
+    /// The buffer kind the client named on the wire (absent: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+    /// The gds module the client named on the wire (absent: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gds: Option<String>,
     /// The operation's name.
     pub op: String,
+    /// The status observed (absent: any failure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i32>,
     /// What the disagreement is.
     pub kind: ExplanationKind,
     /// Why, in a sentence or two.
     pub why: String,
+    /// The evidence: the upstream source file and function (or our own) that causes it.
+    pub evidence: String,
 }
 
 fn matches(pattern: &str, s: &str) -> bool {
-    pattern == "*"
-        || pattern == s
-        || pattern
-            .strip_suffix('*')
-            .is_some_and(|prefix| s.starts_with(prefix))
+    pattern.split('|').any(|p| {
+        p == "*" || p == s || p.strip_suffix('*').is_some_and(|prefix| s.starts_with(prefix))
+    })
 }
 
 impl Explanation {
     /// True when the explanation is about this cell and operation.
     pub fn covers(&self, cell: &LiveCell, op: &OpObservation) -> bool {
+        let kind = match cell.client_kind {
+            ClientKind::Client => "client",
+            ClientKind::Tool => "tool",
+        };
         matches(&self.client_release, &cell.client_release)
+            && self.client_kind.as_deref().is_none_or(|k| matches(k, kind))
             && matches(&self.server, &cell.server)
             && matches(&self.component, &cell.component)
+            && self.forced.is_none_or(|f| f == cell.component_forced)
+            && self.buffer.as_deref().is_none_or(|b| matches(b, &cell.buffer))
+            && self.gds.as_deref().is_none_or(|g| matches(g, &cell.gds))
             && matches(&self.op, &op.op.as_str())
+            && self.status.is_none_or(|st| st == op.status)
+    }
+
+    /// The cells it covers, in words (for LIVE.md).
+    pub fn pattern(&self) -> String {
+        let mut p = format!(
+            "{} {} -> {}",
+            self.client_release,
+            self.client_kind.as_deref().unwrap_or("client/tool"),
+            self.server
+        );
+        let comp = if self.component.is_empty() {
+            "no component on the wire".to_string()
+        } else {
+            self.component.clone()
+        };
+        p.push_str(&format!(", component {comp}"));
+        match self.forced {
+            Some(true) => p.push_str(" (forced)"),
+            Some(false) => p.push_str(" (not forced)"),
+            None => {}
+        }
+        if let Some(b) = &self.buffer {
+            p.push_str(&format!(", buffer {b}"));
+        }
+        if let Some(g) = &self.gds {
+            p.push_str(&format!(", gds {g}"));
+        }
+        p.push_str(&format!(", {}", self.op));
+        if let Some(st) = self.status {
+            p.push_str(&format!(" = {st}"));
+        }
+        p
     }
 }
 
@@ -163,8 +220,8 @@ pub fn compare<'a>(
     rows
 }
 
-/// The disagreements no explanation covers, and the explanations that cover no row (both
-/// make the stale check fail).
+/// The disagreements no explanation covers, and the explanations that cover no disagreement
+/// (both make the stale check fail).
 pub fn unexplained<'a>(
     rows: &[Row<'a>],
     explanations: &'a Explanations,
@@ -189,7 +246,7 @@ pub fn unexplained<'a>(
         .filter(|e| {
             !rows
                 .iter()
-                .any(|r| r.explanation.is_some_and(|x| std::ptr::eq(x, *e)))
+                .any(|r| !r.agrees() && r.explanation.is_some_and(|x| std::ptr::eq(x, *e)))
         })
         .collect();
     (missing, unused)

@@ -461,22 +461,24 @@ impl<'a> Predictor<'a> {
         kind: BufferKind,
     ) -> Vec<Prediction> {
         let ops = Op::all();
-        let (Some(cr), Some(sr)) = (release_of(client), release_of(server)) else {
-            let codec_side = if release_of(client).is_none() {
-                client
-            } else {
-                server
-            };
-            return ops
-                .into_iter()
-                .map(|op| Prediction {
-                    op,
-                    verdict: Verdict::Works,
-                    evidence: vec![format!(
-                        "{codec_side} is pmix-codec, which speaks each release's profile byte for byte (vectors/)"
-                    )],
-                })
-                .collect();
+        // pmix-codec (pmix-peer, pmix-server) speaks the profile of the library on the other
+        // side byte for byte (vectors/): the pair is that library against itself, so what
+        // that library cannot send even to its own release still fails.
+        let (cr, sr) = match (release_of(client), release_of(server)) {
+            (Some(c), Some(s)) => (c, s),
+            (Some(r), None) | (None, Some(r)) => (r, r),
+            (None, None) => {
+                return ops
+                    .into_iter()
+                    .map(|op| Prediction {
+                        op,
+                        verdict: Verdict::Works,
+                        evidence: vec![format!(
+                            "{client} and {server} are both pmix-codec: one codec on both sides"
+                        )],
+                    })
+                    .collect();
+            }
         };
         let component = match component.map(Ok).unwrap_or_else(|| negotiate(cr, sr, tool)) {
             Ok(c) => c,
@@ -525,7 +527,7 @@ impl<'a> Predictor<'a> {
                 .unwrap_or_default();
             let at = match cell {
                 Some(c) => format!("MATRIX.md \"{}\" {component}", c.pair_heading()),
-                None if writer == reader => format!("same release ({writer}) {component}"),
+                None if wr == rr => format!("one profile ({}) on both sides ({writer} and {reader}) {component}", wr.name()),
                 None => format!("MATRIX.md: no cell for {writer} and {reader} {component}"),
             };
             let codec = codec_cross(&p, component, kind, wr, rr);
@@ -578,8 +580,8 @@ impl<'a> Predictor<'a> {
             }
         }
         if evidence.is_empty() {
-            evidence.push(if client == server {
-                format!("same release ({client}) {component}: one library on both sides")
+            evidence.push(if cr == sr {
+                format!("one profile ({}) on both sides ({client} and {server}) {component}", cr.name())
             } else {
                 format!("MATRIX.md \"{client} and {server}\" {component}: no type of this operation differs")
             });

@@ -3,7 +3,9 @@
 //! `vectors/MATRIX.json`, `vectors/live/observations.json` (when checked in) and
 //! `vectors/live/explanations.json` by `pmix-vectors live`.
 
-use super::compare::{compare, pair_verdict, unexplained, Explanations, PairVerdict, Row};
+use super::compare::{
+    compare, pair_verdict, unexplained, Explanation, Explanations, PairVerdict, Row,
+};
 use super::observations::Observations;
 use super::predict::{Predictor, Verdict};
 use crate::vectorgen::matrix::{self, Cell};
@@ -189,8 +191,9 @@ impl Live {
         if self.observations.is_some() {
             out.extend(unused.into_iter().map(|e| {
                 format!(
-                    "explanation covers no observed operation: {} {} {} {}",
-                    e.client_release, e.server, e.component, e.op
+                    "explanation covers no disagreement: {} ({})",
+                    e.pattern(),
+                    e.why
                 )
             }));
         }
@@ -317,14 +320,65 @@ pub fn render(live: &Live) -> String {
     if dis.is_empty() {
         s += "None.\n";
     } else {
-        s += "| cell | operation | predicted | observed | kind | explanation |\n|---|---|---|---|---|---|\n";
+        // the causes (one explanation each), numbered in table order
+        let causes: Vec<&Explanation> = live
+            .explanations
+            .explanations
+            .iter()
+            .filter(|e| {
+                dis.iter()
+                    .any(|r| r.explanation.is_some_and(|x| std::ptr::eq(x, *e)))
+            })
+            .collect();
+        let number = |r: &Row<'_>| {
+            r.explanation.and_then(|e| {
+                causes
+                    .iter()
+                    .position(|c| std::ptr::eq(*c, e))
+                    .map(|i| i + 1)
+            })
+        };
+        let unexplained = dis.iter().filter(|r| number(r).is_none()).count();
+        s += &format!(
+            "{} disagreements, {} causes{}. A cause is a `prediction` bug (to fix), a \
+             `server-limit` (the server refuses the operation for its own release's client \
+             too) or a `runtime` effect the bytes cannot show (a finding); each names its \
+             evidence. The cells it covers: client release, kind and server, the \
+             negotiated component, buffer and gds as the wire tap saw them, the operation \
+             and the status observed (`live/explanations.json`).\n\n",
+            dis.len(),
+            causes.len(),
+            if unexplained > 0 {
+                format!(", **{unexplained} unexplained**")
+            } else {
+                String::new()
+            }
+        );
+        s += "| # | kind | cells | operations | why | evidence |\n|---:|---|---|---:|---|---|\n";
+        for (i, c) in causes.iter().enumerate() {
+            let n = dis
+                .iter()
+                .filter(|r| r.explanation.is_some_and(|x| std::ptr::eq(x, *c)))
+                .count();
+            s += &format!(
+                "| {} | {} | {} | {n} | {} | {} |\n",
+                i + 1,
+                c.kind.as_str(),
+                md_escape(&c.pattern()),
+                md_escape(&c.why),
+                md_escape(&c.evidence)
+            );
+        }
+        s += "\nEvery disagreement, with its cause (`predicted` is the verdict the bytes give \
+              and why; `observed` the status and what the client saw):\n\n";
+        s += "| cell | operation | predicted | observed | cause |\n|---|---|---|---|---:|\n";
         for r in dis {
-            let (kind, why) = match r.explanation {
-                Some(e) => (e.kind.as_str(), e.why.as_str()),
-                None => ("**unexplained**", ""),
+            let cause = match number(r) {
+                Some(n) => n.to_string(),
+                None => "**unexplained**".to_string(),
             };
             s += &format!(
-                "| {} | {} | {}: {} | {} {}: {} | {kind} | {} |\n",
+                "| {} | {} | {}: {} | {} {}: {} | {cause} |\n",
                 md_escape(&r.cell.key()),
                 r.observed.op,
                 r.prediction.verdict,
@@ -332,7 +386,6 @@ pub fn render(live: &Live) -> String {
                 r.observed.status,
                 r.observed.status_name,
                 md_escape(&r.observed.observed),
-                md_escape(why)
             );
         }
     }
