@@ -262,14 +262,29 @@ fn negotiation_follows_the_release_profiles() {
 fn predictions_name_their_evidence() {
     let cells = matrix::from_json(&read("MATRIX.json")).unwrap();
     let p = Predictor::new(&cells);
-    // 4.2.2 cannot express an allocation inheritance: its v41 has no ALLOC_INHERIT
-    let got = p.predict("4.2.2", "7.0.0rc1", false, None, BufferKind::NonDescribed);
+    // the live client sends the inheritance as type 75 only where its release's v61 has it:
+    // a 7.0.0rc1 client negotiating v41 with 4.2.2 cannot pack it ...
+    let got = p.predict("7.0.0rc1", "4.2.2", false, None, BufferKind::NonDescribed);
     let alloc = got.iter().find(|x| x.op == Op::AllocationInherit).unwrap();
-    assert_eq!(alloc.verdict, Verdict::Fails);
+    assert_eq!(alloc.verdict, Verdict::Fails, "{alloc:?}");
     assert!(
-        alloc.evidence.iter().any(|e| e.contains("ALLOC_INHERIT")),
+        alloc.evidence.iter().any(|e| e.contains("cannot be sent")),
         "{alloc:?}"
     );
+    // ... nor against pmix-server, which speaks the 7.0.0rc1 profile, in v41
+    let got = p.predict(
+        "7.0.0rc1",
+        "native",
+        false,
+        Some(Component::V41),
+        BufferKind::NonDescribed,
+    );
+    let alloc = got.iter().find(|x| x.op == Op::AllocationInherit).unwrap();
+    assert_eq!(alloc.verdict, Verdict::Fails, "{alloc:?}");
+    // ... while 4.2.2 sends a UINT8 that 7.0.0rc1 reads
+    let got = p.predict("4.2.2", "7.0.0rc1", false, None, BufferKind::NonDescribed);
+    let alloc = got.iter().find(|x| x.op == Op::AllocationInherit).unwrap();
+    assert_ne!(alloc.verdict, Verdict::Fails, "{alloc:?}");
     // a v21 DATA_ARRAY of INFO that 4.2.2 packs, 6.0.0 reads: MATRIX lists neither way
     let got = p.predict(
         "4.2.2",

@@ -18,16 +18,21 @@ pub enum ExplanationKind {
     ServerLimit,
     /// A runtime effect the bytes cannot show (a new finding).
     Runtime,
+    /// An effect of how this machine runs the cell, not of the pair (e.g. client and server
+    /// in different roots that do not share /tmp): like a server limit, the pair's verdict
+    /// does not count it.
+    Deployment,
     /// The prediction is wrong or too coarse (a codec, profile or model bug to fix).
     Prediction,
 }
 
 impl ExplanationKind {
-    /// `server-limit`, `runtime` or `prediction`.
+    /// `server-limit`, `runtime`, `deployment` or `prediction`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExplanationKind::ServerLimit => "server-limit",
             ExplanationKind::Runtime => "runtime",
+            ExplanationKind::Deployment => "deployment",
             ExplanationKind::Prediction => "prediction",
         }
     }
@@ -72,7 +77,10 @@ pub struct Explanation {
 
 fn matches(pattern: &str, s: &str) -> bool {
     pattern.split('|').any(|p| {
-        p == "*" || p == s || p.strip_suffix('*').is_some_and(|prefix| s.starts_with(prefix))
+        p == "*"
+            || p == s
+            || p.strip_suffix('*')
+                .is_some_and(|prefix| s.starts_with(prefix))
     })
 }
 
@@ -88,7 +96,10 @@ impl Explanation {
             && matches(&self.server, &cell.server)
             && matches(&self.component, &cell.component)
             && self.forced.is_none_or(|f| f == cell.component_forced)
-            && self.buffer.as_deref().is_none_or(|b| matches(b, &cell.buffer))
+            && self
+                .buffer
+                .as_deref()
+                .is_none_or(|b| matches(b, &cell.buffer))
             && self.gds.as_deref().is_none_or(|g| matches(g, &cell.gds))
             && matches(&self.op, &op.op.as_str())
             && self.status.is_none_or(|st| st == op.status)
@@ -168,12 +179,16 @@ impl Row<'_> {
         (self.prediction.verdict == Verdict::Fails) != self.observed.ok()
     }
 
-    /// True when the operation's failure is not the pair's fault (a server limit).
+    /// True when the operation's failure is not the pair's fault (a server limit, or an
+    /// effect of this machine's deployment).
     pub fn server_limited(&self) -> bool {
         !self.observed.ok()
-            && self
-                .explanation
-                .is_some_and(|e| e.kind == ExplanationKind::ServerLimit)
+            && self.explanation.is_some_and(|e| {
+                matches!(
+                    e.kind,
+                    ExplanationKind::ServerLimit | ExplanationKind::Deployment
+                )
+            })
     }
 
     /// True when the operation failed for this pair (not a server limit).
@@ -259,8 +274,9 @@ pub struct PairVerdict {
     pub client: String,
     /// The server.
     pub server: String,
-    /// The observed verdict: fails when an operation failed in a default cell (no forced
-    /// component); differs when every default cell works but a cell in another
+    /// The observed verdict: fails when an operation failed in a base cell
+    /// ([`LiveCell::is_default`]: no forced component, the server's buffer and gds);
+    /// differs when every base cell works but a cell in another
     /// configuration (forced component, buffer, gds, psec, tool) fails; works otherwise.
     /// None when no cell of the pair was observed.
     pub observed: Option<Verdict>,
@@ -322,7 +338,7 @@ pub fn pair_verdict(
         if !r.pair_failure() {
             continue;
         }
-        let default = !r.cell.component_forced && r.cell.client_kind == ClientKind::Client;
+        let default = r.cell.is_default();
         let label = if default {
             default_fails = true;
             name

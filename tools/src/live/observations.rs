@@ -77,6 +77,21 @@ pub struct LiveCell {
     pub note: Option<String>,
 }
 
+impl LiveCell {
+    /// True for a `base` cell: a launched client in the configuration the server gave it (no
+    /// forced component, the non-described buffer, the server's gds list). The harness
+    /// marks its buffer and gds variants in the note (`the client was told
+    /// PMIX_BFROP_BUFFER_TYPE=...`, `... PMIX_GDS_MODULE=...`).
+    pub fn is_default(&self) -> bool {
+        self.client_kind == ClientKind::Client
+            && !self.component_forced
+            && self.buffer != "fully-described"
+            && !self.note.as_deref().is_some_and(|n| {
+                n.contains("told PMIX_GDS_MODULE") || n.contains("told PMIX_BFROP_BUFFER_TYPE")
+            })
+    }
+}
+
 /// What one operation returned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -267,7 +267,10 @@ pub fn payload_types(p: &Payload) -> BTreeSet<String> {
             out.insert(n.to_string());
         }
         // a VALUE inside (an INFO's value) still crosses as a VALUE
-        if matches!(p.value, Value::Info(_) | Value::DataArray(_) | Value::Query(_)) {
+        if matches!(
+            p.value,
+            Value::Info(_) | Value::DataArray(_) | Value::Query(_)
+        ) {
             out.insert("VALUE".into());
         }
     }
@@ -494,19 +497,17 @@ impl<'a> Predictor<'a> {
             }
         };
         ops.into_iter()
-            .map(|op| self.predict_op(op, client, server, (cr, sr), tool, component, kind))
+            .map(|op| self.predict_op(op, (client, server), (cr, sr), tool, (component, kind)))
             .collect()
     }
 
     fn predict_op(
         &self,
         op: Op,
-        client: &str,
-        server: &str,
+        (client, server): (&str, &str),
         (cr, sr): (Release, Release),
         tool: bool,
-        component: Component,
-        kind: BufferKind,
+        (component, kind): (Component, BufferKind),
     ) -> Prediction {
         let mut verdict = Verdict::Works;
         let mut evidence = Vec::new();
@@ -527,7 +528,10 @@ impl<'a> Predictor<'a> {
                 .unwrap_or_default();
             let at = match cell {
                 Some(c) => format!("MATRIX.md \"{}\" {component}", c.pair_heading()),
-                None if wr == rr => format!("one profile ({}) on both sides ({writer} and {reader}) {component}", wr.name()),
+                None if wr == rr => format!(
+                    "one profile ({}) on both sides ({writer} and {reader}) {component}",
+                    wr.name()
+                ),
                 None => format!("MATRIX.md: no cell for {writer} and {reader} {component}"),
             };
             let codec = codec_cross(&p, component, kind, wr, rr);

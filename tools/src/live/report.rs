@@ -6,7 +6,7 @@
 use super::compare::{
     compare, pair_verdict, unexplained, Explanation, Explanations, PairVerdict, Row,
 };
-use super::observations::Observations;
+use super::observations::{LiveCell, Observations};
 use super::predict::{Predictor, Verdict};
 use crate::vectorgen::matrix::{self, Cell};
 use pmix_codec::BufferKind;
@@ -58,6 +58,17 @@ pub struct Live {
 pub const MATRIX_JSON: &str = "MATRIX.json";
 /// The observations file (under `vectors/`).
 pub const OBSERVATIONS: &str = "live/observations.json";
+/// True when two cells ran in the same configuration (client or tool, component, forced or
+/// negotiated, buffer kind): a failure with one release on both sides excuses a pair's
+/// failure only in the same configuration (a 7.0.0rc1 client cannot send type 75 in v41,
+/// to its own release too, but a pair that negotiates v41 still fails the allocation).
+fn same_configuration(a: &LiveCell, b: &LiveCell) -> bool {
+    a.client_kind == b.client_kind
+        && a.component == b.component
+        && a.component_forced == b.component_forced
+        && a.buffer == b.buffer
+}
+
 /// The explanations table (under `vectors/`).
 pub const EXPLANATIONS: &str = "live/explanations.json";
 
@@ -145,6 +156,7 @@ impl Live {
                 b.observed.op == r.observed.op
                     && !b.observed.ok()
                     && keep(b)
+                    && same_configuration(b.cell, r.cell)
                     && ((b.cell.server == server && b.cell.client_release == release)
                         || (b.cell.server == own_plain && b.cell.client_release == client))
             })
@@ -267,7 +279,7 @@ pub fn render(live: &Live) -> String {
     s += "## The matrix\n\n\
           Client release (rows) against server (columns). A cell is the observed verdict when the\n\
           pair was run, else the prediction (`predicted ...`). `fails`: an operation failed in a\n\
-          default cell (a launched client, the negotiated component); `differs`: the default\n\
+          default cell (a launched client, the negotiated component, buffer and gds); `differs`: the default\n\
           cells work but a cell in another configuration (a tool, a forced component, another\n\
           buffer, gds or psec) fails, named with its cell; `works`: nothing failed but what\n\
           also fails with one release on both sides (the server's own release against it, or\n\
@@ -342,8 +354,9 @@ pub fn render(live: &Live) -> String {
         s += &format!(
             "{} disagreements, {} causes{}. A cause is a `prediction` bug (to fix), a \
              `server-limit` (the server refuses the operation for its own release's client \
-             too) or a `runtime` effect the bytes cannot show (a finding); each names its \
-             evidence. The cells it covers: client release, kind and server, the \
+             too), a `runtime` effect the bytes cannot show (a finding) or a `deployment` \
+             effect of how this machine runs the cell (not counted against the pair, as a \
+             server limit is not); each names its evidence. The cells it covers: client release, kind and server, the \
              negotiated component, buffer and gds as the wire tap saw them, the operation \
              and the status observed (`live/explanations.json`).\n\n",
             dis.len(),
