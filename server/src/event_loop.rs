@@ -240,11 +240,12 @@ fn answer(sh: &Arc<Shared>, c: &mut Conn) -> bool {
         let (hdr, body) = (&rest[..HEADER_LEN], &rest[HEADER_LEN..end]);
         used += end;
         match &c.phase {
-            Phase::Connecting(_) => match crate::server::admit(sh, &mut c.stream, c.id, hdr, body)
-            {
-                Some(peer) => c.phase = Phase::Serving(Box::new(peer)),
-                None => break false,
-            },
+            Phase::Connecting(_) => {
+                match crate::server::admit(sh, &mut c.stream, c.id, hdr, body) {
+                    Some(peer) => c.phase = Phase::Serving(Box::new(peer)),
+                    None => break false,
+                }
+            }
             Phase::Serving(peer) => {
                 if sh.config.record {
                     sh.log(

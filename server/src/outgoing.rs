@@ -79,7 +79,11 @@ fn cut_off() -> std::io::Error {
 fn send_now(stream: &TcpStream, buf: &[u8]) -> std::io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
-        match send(stream, &buf[done..], SendFlags::DONTWAIT | SendFlags::NOSIGNAL) {
+        match send(
+            stream,
+            &buf[done..],
+            SendFlags::DONTWAIT | SendFlags::NOSIGNAL,
+        ) {
             Ok(n) => done += n,
             Err(Errno::INTR) => {}
             Err(Errno::AGAIN) => break,
@@ -205,7 +209,10 @@ mod tests {
             assert!(sent < 4 * MAX_QUEUED, "never cut off");
         }
         assert!(out.queued() == 0, "the queue is dropped when cut off");
-        assert!(out.send(vec![1]).is_err(), "a cut-off peer gets nothing more");
+        assert!(
+            out.send(vec![1]).is_err(),
+            "a cut-off peer gets nothing more"
+        );
         // the peer sees its connection end after what the socket had taken
         let mut theirs = theirs;
         let mut got = Vec::new();
@@ -221,7 +228,10 @@ mod tests {
         for f in &frames {
             out.send(f.clone()).unwrap();
         }
-        assert!(out.queued() > 0, "12 MB fit in a loopback socket: the test proves nothing");
+        assert!(
+            out.queued() > 0,
+            "12 MB fit in a loopback socket: the test proves nothing"
+        );
         let reader = std::thread::spawn(move || {
             let mut got = vec![0u8; 12 * 1_000_000];
             theirs.read_exact(&mut got).unwrap();

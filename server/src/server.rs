@@ -16,8 +16,8 @@ use pmix_ptl::transcript::Direction;
 use crate::event_loop::EventLoop;
 use crate::handlers::Peer;
 use crate::host::{Caller, CallerKind, Host, NoHost};
-pub use crate::shared::{Config, Logged, Shared};
 use crate::outgoing::Outgoing;
+pub use crate::shared::{Config, Logged, Shared};
 use crate::state::{State, Writer};
 
 /// A running server.

@@ -187,7 +187,8 @@ fn stalled_peers_hold_nobody_up() {
         .unwrap();
     let ended = std::io::Read::read(&mut mid_connect, &mut b);
     assert!(
-        matches!(&ended, Ok(0)) || matches!(&ended, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
+        matches!(&ended, Ok(0))
+            || matches!(&ended, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
         "the stalled connect was not dropped: {ended:?}"
     );
     drop(mid_frame);
