@@ -4,7 +4,7 @@
 //! buffers, not a thread and its stack. Frames are assembled as bytes arrive: a header's
 //! length is checked against the limit before anything is read for it, and a payload's
 //! buffer grows only with what the peer actually sent. Replies go out through each
-//! connection's [`Outgoing`] half; a peer with replies waiting is not read until they drain
+//! connection's [`crate::outgoing::Outgoing`] half; a peer with replies waiting is not read until they drain
 //! below [`READ_PAUSE`], so a client that sends and never reads cannot grow our memory.
 //! Nothing a handler does blocks (no handler waits on a peer).
 

@@ -103,10 +103,12 @@ fn check_ranks(
 }
 
 /// The whole matrix for one release. `offered`: the components its client connects with
-/// (measured: a 6.1.0 client cannot reach a server through `PMIX_SERVER_URI2`, and a
-/// 7.0.0rc1 client refuses a v20, v21 or v3 server with "a version of the PMIx library
-/// this process does not support"). For every other component of the release's profile
-/// the test checks that the client itself refuses, before any byte reaches the server.
+/// (measured: a 6.1.0 client cannot reach a server through `PMIX_SERVER_URI2`, the same
+/// against the plain OpenPMIx servers of 4.2.2, 5.0.7 and 6.0.0 that offer it; 7.0.0rc1
+/// has no v20). For every other component of the release's profile the test checks that
+/// the client itself refuses, before any byte reaches the server. In v20 the client's
+/// data array of VALUEs is refused by the server's unpacker (as by OpenPMIx's), which
+/// `client.c` checks.
 fn release_matrix(release: &str, profile: Release, offered: &[Component]) {
     if !available(release) {
         return;
@@ -184,7 +186,13 @@ fn clients_of_6_1_0_every_component() {
 #[test]
 fn clients_of_7_0_0rc1_every_component() {
     use Component::*;
-    release_matrix("7.0.0rc1", Release::OpenPmix7_0, &[V4, V41, V51, V61]);
+    // v21 and v3 too: a 7.0.0rc1 client refused them (PMIX_ERR_OUTDATED) while
+    // pmix-server's environment had no PMIX_VERSION
+    release_matrix(
+        "7.0.0rc1",
+        Release::OpenPmix7_0,
+        &[V21, V3, V4, V41, V51, V61],
+    );
 }
 
 /// An abort is recorded and ends the job; a client that dies without finalizing fails
@@ -337,7 +345,13 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         &repo().join("server/bench/openpmix-launcher.c"),
         None,
     );
-    for (n, mode) in [(3u32, "collect"), (8, "nocollect")] {
+    // v20 (the one URI variable kept): the real server refuses the data array of VALUEs
+    // in the commit and still serves the keys before it, as pmix-server does
+    for (n, mode, uri) in [
+        (3u32, "collect", ""),
+        (8, "nocollect", ""),
+        (2, "collect", "PMIX_SERVER_URI2"),
+    ] {
         let out = Command::new("timeout")
             .args([
                 "120",
@@ -346,6 +360,7 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
                 &client.program,
                 mode,
             ])
+            .env("OPENPMIX_LAUNCHER_URI", uri)
             .output()
             .unwrap();
         let text = format!(
@@ -355,6 +370,13 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         );
         assert!(out.status.success(), "{text}");
         assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
+        if !uri.is_empty() {
+            // the library's own log line: its v20 unpacker refused the commit
+            assert!(
+                text.contains("NOT-SUPPORTED in file"),
+                "the real server accepted the v20 commit: {text}"
+            );
+        }
     }
 }
 

@@ -1,14 +1,16 @@
 //! Tools against pmix-server, through the native tool of this workspace (`pmix-peer`):
 //! both tool handshakes (given id, needs id) in the modern components and both buffer
 //! kinds, the URI file, and the hostile mode (truncated and lying messages): the server
-//! answers or drops each one, stays up, and keeps serving.
+//! answers or drops each one, stays up, and keeps serving. And real libpmix tools of
+//! every release against the server `launch` runs.
 
 use std::time::Duration;
 
-use pmix_codec::{BufferKind, Component};
+use pmix_codec::{BufferKind, Component, Status};
 use pmix_peer::hostile::{Budget, Verdict};
 use pmix_peer::{AllocDirective, ConnectRequest, Identity, Limits, Peer, ServerUri};
 use pmix_server::{Config, Job, Server};
+use pmix_testsupport::{build, release_available, repo};
 
 fn limits() -> Limits {
     Limits {
@@ -197,4 +199,60 @@ fn stalled_peers_hold_nobody_up() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert_eq!(server.open_connections(), 0, "closed peers are released");
+}
+
+/// Real libpmix tools of every release (`tools/live/live-client.c tool`: `PMIx_tool_init`
+/// with a given id and `PMIX_SERVER_URI`, a namespace query, an allocation request,
+/// finalize) against the server `pmix-server launch` runs, which has no host: the query
+/// and the allocation are answered `PMIX_ERR_NOT_SUPPORTED`. The live matrix once saw the
+/// tool of every release fail its init there (a 7.0.0rc1 tool died with SIGSEGV), when a
+/// tool's REQ was answered with a status alone. A release that is not made is reported
+/// loudly, and fails under CI.
+#[test]
+fn real_tools_of_every_release_against_the_launch_server() {
+    let mut ran = 0;
+    for release in ["4.2.2", "5.0.7", "6.0.0", "6.1.0", "7.0.0rc1"] {
+        if !release_available(release, "its tools were NOT tested against pmix-server") {
+            continue;
+        }
+        let (server, _) = start();
+        let tool = build(
+            release,
+            "live-client",
+            &repo().join("tools/live/live-client.c"),
+            None,
+        );
+        let out = std::process::Command::new("timeout")
+            .arg("60")
+            .args(tool.argv(&["tool", &server.uri(), "livetool"]))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let ops: Vec<(String, i32)> = text
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.strip_prefix("OP ")?.split_whitespace();
+                Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+            })
+            .collect();
+        let want: Vec<(String, i32)> = [
+            ("init", 0),
+            ("query", Status::ERR_NOT_SUPPORTED.0),
+            ("allocation-inherit", Status::ERR_NOT_SUPPORTED.0),
+            ("finalize", 0),
+        ]
+        .iter()
+        .map(|(o, s)| (o.to_string(), *s))
+        .collect();
+        assert_eq!(
+            ops,
+            want,
+            "{release} tool ({}): {text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{release}: {}", out.status);
+        ran += 1;
+    }
+    assert!(ran > 0 || std::env::var_os("CI").is_none());
 }
