@@ -339,12 +339,7 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         return;
     }
     let client = build("4.2.2", "client", &client_c(), None);
-    let launcher = build(
-        "4.2.2",
-        "launcher",
-        &repo().join("server/bench/openpmix-launcher.c"),
-        None,
-    );
+    let launcher = build_launcher("4.2.2");
     // v20 (the one URI variable kept): the real server refuses the data array of VALUEs
     // in the commit and still serves the keys before it, as pmix-server does
     for (n, mode, uri) in [
@@ -352,29 +347,127 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         (8, "nocollect", ""),
         (2, "collect", "PMIX_SERVER_URI2"),
     ] {
-        let out = Command::new("timeout")
-            .args([
-                "120",
-                &launcher.program,
-                &n.to_string(),
-                &client.program,
-                mode,
-            ])
-            .env("OPENPMIX_LAUNCHER_URI", uri)
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let (ok, text) = plain_server(
+            &launcher,
+            n,
+            &client,
+            mode,
+            &[("OPENPMIX_LAUNCHER_URI", uri)],
         );
-        assert!(out.status.success(), "{text}");
+        assert!(ok, "{text}");
         assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
         if !uri.is_empty() {
             // the library's own log line: its v20 unpacker refused the commit
             assert!(
                 text.contains("NOT-SUPPORTED in file"),
                 "the real server accepted the v20 commit: {text}"
+            );
+        }
+    }
+}
+
+/// The plain OpenPMIx server of `release` (`server/bench/openpmix-launcher.c`).
+fn build_launcher(release: &str) -> Built {
+    build(
+        release,
+        "launcher",
+        &repo().join("server/bench/openpmix-launcher.c"),
+        None,
+    )
+}
+
+/// Run `n` ranks of `client` (`mode`) under the plain server `launcher` with `env` added
+/// to the launcher's environment; whether it exited 0, and everything it and the clients
+/// printed.
+fn plain_server(
+    launcher: &Built,
+    n: u32,
+    client: &Built,
+    mode: &str,
+    env: &[(&str, &str)],
+) -> (bool, String) {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120");
+    match &launcher.wrapper {
+        // a root's wrapper clears the environment: pass it with `env`
+        Some(w) => {
+            cmd.args(w.split_whitespace()).arg("env");
+            cmd.args(env.iter().map(|(k, v)| format!("{k}={v}")));
+        }
+        None => {
+            cmd.envs(env.iter().copied());
+        }
+    }
+    let out = cmd
+        .args([&launcher.program, &n.to_string(), &client.program, mode])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The client library's own limits, witnessed by the plain OpenPMIx servers: a 6.1.0
+/// client told `PMIX_SERVER_URI2` alone fails `PMIx_Init` with `PMIX_ERR_UNREACH` against
+/// a 4.2.2 server that offers v20 (as against pmix-server, `release_matrix`); a 7.0.0rc1
+/// client forced to v21 or v3 completes everything against the plain 7.0.0rc1 server
+/// with gds hash (as against pmix-server, which offers only hash) and fails
+/// `PMIx_Init` reading past the end of the server's answer when the server also offers
+/// shmem3 (the live matrix's -50 against plain 7.0.0rc1 and PRRTE). A release that is
+/// not made is reported loudly, and fails under CI.
+#[test]
+fn client_limits_witnessed_by_plain_openpmix_servers() {
+    if available("4.2.2") && available("6.1.0") {
+        let launcher = build_launcher("4.2.2");
+        let client = build("6.1.0", "client", &client_c(), None);
+        let (_, text) = plain_server(
+            &launcher,
+            2,
+            &client,
+            "collect",
+            &[("OPENPMIX_LAUNCHER_URI", "PMIX_SERVER_URI2")],
+        );
+        assert_eq!(
+            text.matches("PMIx_Init -> PMIX_ERR_UNREACH").count(),
+            2,
+            "{text}"
+        );
+    }
+    if available("7.0.0rc1") {
+        let launcher = build_launcher("7.0.0rc1");
+        let client = build("7.0.0rc1", "client", &client_c(), None);
+        for uri in ["PMIX_SERVER_URI21", "PMIX_SERVER_URI3"] {
+            let (ok, text) = plain_server(
+                &launcher,
+                2,
+                &client,
+                "collect",
+                &[("OPENPMIX_LAUNCHER_URI", uri), ("PMIX_MCA_gds", "hash")],
+            );
+            assert!(ok, "{uri} hash: {text}");
+            assert_eq!(
+                text.matches(", 0 failures").count(),
+                2,
+                "{uri} hash: {text}"
+            );
+            let (_, text) = plain_server(
+                &launcher,
+                2,
+                &client,
+                "collect",
+                &[
+                    ("OPENPMIX_LAUNCHER_URI", uri),
+                    ("PMIX_MCA_gds", "shmem3,hash"),
+                ],
+            );
+            assert_eq!(
+                text.matches("PMIx_Init -> PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER")
+                    .count(),
+                2,
+                "{uri} shmem3: {text}"
             );
         }
     }
