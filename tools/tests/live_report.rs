@@ -1,6 +1,6 @@
 //! `vectors/LIVE.md`, `LIVE.svg`, `MATRIX.svg` and `pmix-wire compat` (issue 28): the files are
 //! up to date and every disagreement explained, the pictures show the same cells as the
-//! Markdown, `MATRIX.json` holds the cells of `MATRIX.md`, compat answers every pair as
+//! Markdown, `live/MATRIX.json` holds the cells of `MATRIX.md`, compat answers every pair as
 //! LIVE.md does, and the comparison works on a hand-written FIXTURE (never published).
 
 use pmix_codec::{BufferKind, Component, Release};
@@ -33,10 +33,10 @@ fn live_files_are_up_to_date_and_every_disagreement_is_explained() {
 
 #[test]
 fn matrix_json_holds_the_cells_of_matrix_md() {
-    let cells = matrix::from_json(&read("MATRIX.json")).unwrap();
+    let cells = matrix::from_json(&read("live/MATRIX.json")).unwrap();
     assert!(cells.len() >= 50, "{}", cells.len());
     assert_eq!(matrix::render(&cells), read("MATRIX.md"));
-    assert_eq!(matrix::to_json(&cells), read("MATRIX.json"));
+    assert_eq!(matrix::to_json(&cells), read("live/MATRIX.json"));
 }
 
 /// The cells of an SVG heat map: (row, col) -> (verdict, observed, title).
@@ -260,7 +260,7 @@ fn negotiation_follows_the_release_profiles() {
 
 #[test]
 fn predictions_name_their_evidence() {
-    let cells = matrix::from_json(&read("MATRIX.json")).unwrap();
+    let cells = matrix::from_json(&read("live/MATRIX.json")).unwrap();
     let p = Predictor::new(&cells);
     // the live client sends the inheritance as type 75 only where its release's v61 has it:
     // a 7.0.0rc1 client negotiating v41 with 4.2.2 cannot pack it ...
@@ -326,7 +326,7 @@ const FIXTURE: &str = r#"{
 fn a_disagreement_needs_an_explanation_and_an_explanation_needs_a_disagreement() {
     let dir = std::env::temp_dir().join(format!("pmix-live-fixture-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("live")).unwrap();
-    std::fs::write(dir.join("MATRIX.json"), read("MATRIX.json")).unwrap();
+    std::fs::write(dir.join("live/MATRIX.json"), read("live/MATRIX.json")).unwrap();
     std::fs::write(dir.join("live/observations.json"), FIXTURE).unwrap();
     std::fs::write(
         dir.join("live/explanations.json"),
@@ -358,7 +358,7 @@ fn a_disagreement_needs_an_explanation_and_an_explanation_needs_a_disagreement()
     );
     // the rows agree where the predictions say the op works and it did
     let obs = Observations::from_json(FIXTURE).unwrap();
-    let cells = matrix::from_json(&read("MATRIX.json")).unwrap();
+    let cells = matrix::from_json(&read("live/MATRIX.json")).unwrap();
     let ex = Explanations::default();
     let rows = compare(&obs, &Predictor::new(&cells), &ex);
     assert_eq!(rows.len(), 4);

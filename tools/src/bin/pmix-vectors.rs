@@ -5,7 +5,7 @@
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- regenerate --check   # CI: exit 1 on any difference
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- lock                 # freeze the current vectors
 //! cargo run --release -p pmix-wire --bin pmix-vectors -- stats                # counts per file
-//! cargo run --release -p pmix-wire --bin pmix-vectors -- live [--check]       # vectors/LIVE.md and the heat maps
+//! cargo run --release -p pmix-wire --bin pmix-vectors -- live [--check | --observations FILE]  # vectors/LIVE.md and the heat maps
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -48,14 +48,14 @@ enum Cmd {
     },
     /// Print the cross-release matrix (vectors/MATRIX.md) computed by the real libraries.
     Matrix {
-        /// Write MATRIX.md and MATRIX.json into DIR instead of printing the Markdown.
+        /// Write MATRIX.md and live/MATRIX.json into DIR instead of printing the Markdown.
         #[arg(long, value_name = "DIR")]
         write: Option<PathBuf>,
         /// Only these library releases (repeatable; default: all).
         #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_wire::oracle::LIBRARIES))]
         releases: Vec<String>,
     },
-    /// Write vectors/LIVE.md, LIVE.svg and MATRIX.svg from MATRIX.json,
+    /// Write vectors/LIVE.md, LIVE.svg and MATRIX.svg from live/MATRIX.json,
     /// live/observations.json and live/explanations.json (no library needed).
     Live {
         /// Do not write: exit 1 if a file is stale or a disagreement is unexplained.
@@ -64,6 +64,11 @@ enum Cmd {
         /// The vectors directory.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// Read these observations instead of live/observations.json and print the report
+        /// (the matrix, agreement and disagreements) on stdout; write nothing. What
+        /// `tools/live-matrix.sh` prints after a run.
+        #[arg(long, value_name = "FILE", conflicts_with = "check")]
+        observations: Option<PathBuf>,
     },
     /// Rewrite vectors/LOCK so that it freezes every vector now in the frozen files.
     Lock {
@@ -178,6 +183,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if let Some(dir) = write {
                 for (name, text) in &files {
                     let path = dir.join(name);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent)
+                            .map_err(|e| format!("{}: {e}", parent.display()))?;
+                    }
                     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
                     eprintln!("pmix-vectors: wrote {}", path.display());
                 }
@@ -186,9 +195,27 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Live { check, dir } => {
+        Cmd::Live {
+            check,
+            dir,
+            observations,
+        } => {
             use pmix_wire::live::report;
             let dir = dir.unwrap_or(defaults.vectors_dir);
+            if let Some(file) = observations {
+                let mut live = report::Live::load(&dir)?;
+                live.observations = Some(pmix_wire::live::Observations::load(&file)?);
+                print!("{}", report::render(&live));
+                let problems = live.problems();
+                for p in &problems {
+                    eprintln!("pmix-vectors: {p}");
+                }
+                return Ok(if problems.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
             if check {
                 return Ok(match report::check(&dir) {
                     Ok(()) => {
@@ -268,7 +295,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-/// The matrix over `libs`: the files `MATRIX.md` and `MATRIX.json` (names and texts, the
+/// The matrix over `libs`: the files `MATRIX.md` and `live/MATRIX.json` (names and texts, the
 /// Markdown first); progress on stderr.
 fn compute_matrix(libs: &[&str], quiet: bool) -> Result<Vec<(&'static str, String)>, String> {
     let cells = pmix_wire::vectorgen::matrix::compute(libs, &mut |lib| {
@@ -278,6 +305,9 @@ fn compute_matrix(libs: &[&str], quiet: bool) -> Result<Vec<(&'static str, Strin
     })?;
     Ok(vec![
         ("MATRIX.md", pmix_wire::vectorgen::matrix::render(&cells)),
-        ("MATRIX.json", pmix_wire::vectorgen::matrix::to_json(&cells)),
+        (
+            "live/MATRIX.json",
+            pmix_wire::vectorgen::matrix::to_json(&cells),
+        ),
     ])
 }

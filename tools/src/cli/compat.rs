@@ -1,5 +1,5 @@
 //! `pmix-wire compat CLIENT SERVER`: will this client release work with this server? From the
-//! byte matrix (`vectors/MATRIX.json`), the codec's profiles and quirks, and what real
+//! byte matrix (`vectors/live/MATRIX.json`), the codec's profiles and quirks, and what real
 //! processes did (`vectors/live/observations.json`, explained in `live/explanations.json`):
 //! the same data and verdicts as `vectors/LIVE.md`.
 

@@ -1,4 +1,4 @@
-//! Predictions: from the byte matrix (`vectors/MATRIX.json`, the cells of `MATRIX.md`), the
+//! Predictions: from the byte matrix (`vectors/live/MATRIX.json`, the cells of `MATRIX.md`), the
 //! codec's release profiles and the quirk table, what one operation of a live cell should
 //! do: work, differ (the two libraries pack its values to other bytes but each reads the
 //! other's), or fail (one library cannot read what the other sends).
@@ -441,7 +441,7 @@ pub struct Predictor<'a> {
 }
 
 impl<'a> Predictor<'a> {
-    /// A predictor over the cells of `vectors/MATRIX.json`.
+    /// A predictor over the cells of `vectors/live/MATRIX.json`.
     pub fn new(cells: &'a [Cell]) -> Self {
         Predictor { cells }
     }

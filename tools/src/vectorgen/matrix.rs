@@ -247,7 +247,7 @@ fn set_json(s: &BTreeSet<String>) -> serde_json::Value {
     serde_json::Value::Array(s.iter().map(|t| t.as_str().into()).collect())
 }
 
-/// The matrix as the JSON of `vectors/MATRIX.json`: the same cells as `MATRIX.md`, for the
+/// The matrix as the JSON of `vectors/live/MATRIX.json`: the same cells as `MATRIX.md`, for the
 /// tools that predict from them (`pmix-wire compat`, `vectors/LIVE.md`).
 pub fn to_json(cells: &[Cell]) -> String {
     let rows: Vec<serde_json::Value> = cells
