@@ -316,6 +316,11 @@ ver_of() {
   sep=""
   for r in ${clients//,/ }; do printf '%s"%s": "%s"' "$sep" "$r" "$(ver_of "$r")"; sep=", "; done
   has "$variants" peer && printf '%s"pmix-peer": "this repository'"'"'s pmix-peer (%s)"' "$sep" "$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
+  for s in 24.11.5 22.05.8; do
+    has "$servers" "slurm-$s" || continue
+    suite=bookworm; [ "$s" = 24.11.5 ] && suite=trixie
+    printf '%s"slurm-%s": "own %s root: %s"' "$sep" "$s" "$suite" "$(cat "$cache/slurm/$suite/.pmix-wire-slurm-ready" 2>/dev/null)"
+  done
   has "$servers" prrte-5.0.0rc1 && printf '%s"prrte": "sid root libprrte-bin %s"' "$sep" "$(chroot "$(bash "$peers" root 7.0.0rc1)" dpkg-query -W -f '${Version}' libprrte-bin)"
   printf '}}\n'
 } >"$work/provenance.json"
