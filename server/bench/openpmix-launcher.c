@@ -8,6 +8,7 @@
  *   openpmix-launcher N PROGRAM [ARGS...]
  * With OPENPMIX_LAUNCHER_URI=PMIX_SERVER_URI<v> set, the clients get that URI variable
  * alone (of the ones PMIx_server_setup_fork sets), which forces their bfrops component.
+ * The server uses gds hash unless PMIX_MCA_gds is set (e.g. "shmem3,hash").
  *   gcc -o openpmix-launcher openpmix-launcher.c $(pkg-config --cflags --libs pmix)
  */
 #include <pmix.h>
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
     only = getenv("OPENPMIX_LAUNCHER_URI");
     if (NULL != only && '\0' == only[0]) only = NULL;
     gethostname(host, sizeof(host) - 1);
-    setenv("PMIX_MCA_gds", "hash", 1);
+    setenv("PMIX_MCA_gds", "hash", 0); /* unless the caller chose the gds modules */
     memset(&module, 0, sizeof(module));
     module.fence_nb = fence_fn;
     module.client_finalized = finalized_fn;

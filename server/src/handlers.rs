@@ -104,6 +104,11 @@ impl Peer {
         self.to(0)
     }
 
+    /// The writing half of its connection.
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
     /// It sent FINALIZE.
     pub fn finalized(&self) -> bool {
         self.finalized.load(Ordering::SeqCst)
@@ -335,12 +340,17 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
                 v => return Err(format!("get rank: {v:?}")),
             };
             let infos = infos(&mut u)?;
+            // the key asked for (a NULL or empty string: all of the rank's data)
+            let key = match u.remaining() {
+                0 => None,
+                _ => Some(text(one(&mut u, DataType::STRING)?)?).filter(|k| !k.is_empty()),
+            };
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
                 // job-level data went out with the REQ reply: what is not there, is not
                 return status(Status::ERR_NOT_FOUND);
             }
-            Ok(st.get(target, flag(&infos, "pmix.immediate"), to))
+            Ok(st.get(target, key, flag(&infos, "pmix.immediate"), to))
         }
         cmd::FINALIZE => {
             peer.finalized.store(true, Ordering::SeqCst);
