@@ -104,6 +104,11 @@ impl Peer {
         self.to(0)
     }
 
+    /// The writing half of its connection.
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
     /// It sent FINALIZE.
     pub fn finalized(&self) -> bool {
         self.finalized.load(Ordering::SeqCst)

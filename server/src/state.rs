@@ -4,16 +4,14 @@
 //! slow client never holds the others up.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::net::TcpStream;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pmix_codec::{Codec, Item, Kval, Status, Value};
 
 use crate::job::{Job, RANK_WILDCARD};
 
 /// The writing half of a connection, shared by whoever answers on it.
-pub type Writer = Arc<Mutex<TcpStream>>;
+pub type Writer = Arc<crate::outgoing::Outgoing>;
 
 /// Where a reply goes.
 #[derive(Clone)]
@@ -39,8 +37,7 @@ pub fn send(to: &ReplyTo, payload: &[u8]) -> std::io::Result<()> {
     wire.extend_from_slice(&(payload.len() as u32).to_be_bytes());
     wire.extend_from_slice(&0u32.to_be_bytes());
     wire.extend_from_slice(payload);
-    let mut s = to.writer.lock().unwrap_or_else(|e| e.into_inner());
-    s.write_all(&wire)
+    to.writer.send(wire)
 }
 
 /// A status-only payload (empty if the codec refuses, which a codec the handshake accepted

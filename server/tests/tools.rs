@@ -142,6 +142,65 @@ fn connections_over_the_limit_are_closed() {
         .unwrap();
 }
 
+/// One thread serves every connection: peers stalled halfway through a connect message or
+/// a request frame hold nobody up, and a connect message that never completes is dropped
+/// at the handshake bound.
+#[test]
+fn stalled_peers_hold_nobody_up() {
+    let mut config = Config::new(Job::new("tooljob", 1));
+    config.handshake = Duration::from_secs(6);
+    let server = Server::start(config).unwrap();
+    let file = std::env::temp_dir().join(format!("pw-srv-uri-stall-{}", std::process::id()));
+    server.write_uri_file(&file).unwrap();
+    let uri = ServerUri::from_file(&file).unwrap();
+    let _ = std::fs::remove_file(&file);
+    // half a connect header, then nothing
+    let mut mid_connect = std::net::TcpStream::connect(server.addr).unwrap();
+    std::io::Write::write_all(&mut mid_connect, &[0u8; 7]).unwrap();
+    // a tool whose next request stops after its header
+    let req = ConnectRequest::tool(Identity::ToolNeedsId, Component::V61);
+    let mut mid_frame = Peer::connect(&uri, &req, limits()).unwrap();
+    let mut header = Vec::new();
+    for x in [0u32, 99, 64, 0] {
+        header.extend_from_slice(&x.to_be_bytes());
+    }
+    let verdict = mid_frame.send_header_and_bytes(&header).unwrap();
+    assert!(
+        matches!(verdict, Verdict::Silent),
+        "half a frame is no request: {verdict:?}"
+    );
+    // meanwhile others are served, while the stalled connect is still pending
+    for _ in 0..3 {
+        let mut t = Peer::connect(&uri, &req, limits()).unwrap();
+        assert_eq!(t.register_events(vec![], vec![]).unwrap(), 0);
+        t.finalize(Duration::from_secs(5)).unwrap();
+    }
+    mid_connect.set_nonblocking(true).unwrap();
+    let mut b = [0u8; 1];
+    let pending = std::io::Read::read(&mut mid_connect, &mut b);
+    assert!(
+        matches!(&pending, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the stalled connect ended before the others were served: {pending:?}"
+    );
+    // then it is dropped at its bound: end of stream (or a reset)
+    mid_connect.set_nonblocking(false).unwrap();
+    mid_connect
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let ended = std::io::Read::read(&mut mid_connect, &mut b);
+    assert!(
+        matches!(&ended, Ok(0))
+            || matches!(&ended, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
+        "the stalled connect was not dropped: {ended:?}"
+    );
+    drop(mid_frame);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while server.open_connections() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.open_connections(), 0, "closed peers are released");
+}
+
 /// Real libpmix tools of every release (`tools/live/live-client.c tool`: `PMIx_tool_init`
 /// with a given id and `PMIX_SERVER_URI`, a namespace query, an allocation request,
 /// finalize) against the server `pmix-server launch` runs, which has no host: the query
