@@ -174,26 +174,31 @@ fn job_info() -> Vec<Payload> {
     ]
 }
 
-/// The inheritance `tools/live/live-client.c` sends with its allocation request: type 75
+/// The inheritance sent with the allocation request: `tools/live/live-client.c` sends type 75
 /// (ALLOC_INHERIT) where the client's release defines it (its v61 registers the type), else
-/// a UINT8 under the same key.
-pub fn inheritance_value(client: Option<Release>) -> Value {
-    match client {
-        Some(r) if Component::V61.registers(DataType::ALLOC_INHERIT, r) => Value::AllocInherit(2),
-        _ => Value::Uint8(2),
+/// a UINT8 under the same key; pmix-peer (`client` None, `peer/src/live.rs`) sends type 75
+/// where the negotiated component registers it.
+pub fn inheritance_value(client: Option<Release>, component: Component) -> Value {
+    let typed = match client {
+        Some(r) => Component::V61.registers(DataType::ALLOC_INHERIT, r),
+        None => component.registers(DataType::ALLOC_INHERIT, Release::Master),
+    };
+    if typed {
+        Value::AllocInherit(2)
+    } else {
+        Value::Uint8(2)
     }
 }
 
 /// The values `op` carries, each with its direction, as `tools/live/live-client.c` sends
-/// them from a client (or tool, `tool`) of release `client` (None: pmix-peer, which takes
-/// the same values).
-pub fn payloads(op: Op, client: Option<Release>, tool: bool) -> Vec<Payload> {
+/// them from a client (or tool, `tool`) of release `client` in `component` (None:
+/// pmix-peer, which takes the same values but for the inheritance's type).
+pub fn payloads(op: Op, client: Option<Release>, tool: bool, component: Component) -> Vec<Payload> {
     use Direction::{ToClient, ToServer};
     match op {
-        Op::Init if tool => vec![
-            arg(ToServer, "tool id", Value::ProcNspace("livetool".into())),
-            arg(ToClient, "init status", Value::Status(0)),
-        ],
+        // a tool's id travels in the connect message (text, no PMIx type); the server's
+        // answer to its job-data request starts with the tool's namespace
+        Op::Init if tool => vec![arg(ToClient, "tool's namespace", Value::string("livetool"))],
         Op::Init | Op::GetJobInfo => job_info(),
         Op::PutCommitFenceGet(c) => vec![
             kval(ToServer, "committed value", class_value(c, 1)),
@@ -220,7 +225,7 @@ pub fn payloads(op: Op, client: Option<Release>, tool: bool) -> Vec<Payload> {
                     vec![
                         Value::info("pmix.alloc.nnodes", Value::Uint64(1)),
                         Value::info("pmix.alloc.reqid", Value::string("live-live-0")),
-                        Value::info("pmix.alloc.inhrt", inheritance_value(client)),
+                        Value::info("pmix.alloc.inhrt", inheritance_value(client, component)),
                     ],
                 ),
             ),
@@ -467,6 +472,7 @@ impl<'a> Predictor<'a> {
         // pmix-codec (pmix-peer, pmix-server) speaks the profile of the library on the other
         // side byte for byte (vectors/): the pair is that library against itself, so what
         // that library cannot send even to its own release still fails.
+        let codec_client = release_of(client).is_none();
         let (cr, sr) = match (release_of(client), release_of(server)) {
             (Some(c), Some(s)) => (c, s),
             (Some(r), None) | (None, Some(r)) => (r, r),
@@ -497,7 +503,15 @@ impl<'a> Predictor<'a> {
             }
         };
         ops.into_iter()
-            .map(|op| self.predict_op(op, (client, server), (cr, sr), tool, (component, kind)))
+            .map(|op| {
+                self.predict_op(
+                    op,
+                    (client, server),
+                    (cr, sr),
+                    (tool, codec_client),
+                    (component, kind),
+                )
+            })
             .collect()
     }
 
@@ -506,13 +520,14 @@ impl<'a> Predictor<'a> {
         op: Op,
         (client, server): (&str, &str),
         (cr, sr): (Release, Release),
-        tool: bool,
+        (tool, codec_client): (bool, bool),
         (component, kind): (Component, BufferKind),
     ) -> Prediction {
         let mut verdict = Verdict::Works;
         let mut evidence = Vec::new();
         let listed = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
-        for p in payloads(op, Some(cr), tool) {
+        let sender = (!codec_client).then_some(cr);
+        for p in payloads(op, sender, tool, component) {
             let (writer, reader, wr, rr) = match p.direction {
                 Direction::ToServer => (client, server, cr, sr),
                 Direction::ToClient => (server, client, sr, cr),
