@@ -11,7 +11,6 @@
 //! Needs tcpdump, `unshare --net` (root) and the releases of `bash tools/peers.sh list`;
 //! says so loudly for whatever is missing, and fails under CI.
 
-
 use pmix_pcap::conversation::{by_connection, check_reencodes, compare};
 use pmix_pcap::{ConnInfo, Event, Options, Side};
 use pmix_testsupport::{

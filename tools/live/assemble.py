@@ -6,7 +6,8 @@ vectors/live/README.md).
 
 --check (CI): fail unless the harness itself worked: every same-release base cell (a client
 of release R against plain-R) reached the wire and completed init, every put/fence/get and
-finalize. Cross-release failures are findings, never a reason to fail.
+finalize, and no cell had a harness error (a wire tap that did not start, an unreadable
+line in a tap's log). Cross-release failures are findings, never a reason to fail.
 
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
 variant, forced component ('-' when none), the cell's folder. A folder holds out.R
@@ -56,14 +57,25 @@ def ended(folder, name):
     return "exited with %d" % rc
 
 
-def wire(folder, kind, rank):
-    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
-    seen = []
+def tap_records(folder):
+    """the wire tap's records (one JSON object a line) and how many lines were unreadable"""
+    seen, bad = [], 0
     try:
-        with open(os.path.join(folder, "tap.jsonl")) as f:
-            seen = [json.loads(line) for line in f if line.strip()]
-    except (OSError, ValueError):
-        return None
+        with open(os.path.join(folder, "tap.jsonl"), errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                try:
+                    seen.append(json.loads(line))
+                except ValueError:
+                    bad += 1
+    except OSError:
+        pass
+    return seen, bad
+
+
+def wire(seen, kind, rank):
+    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
     for m in seen:
         if "error" in m:
             continue
@@ -72,6 +84,15 @@ def wire(folder, kind, rank):
         if kind == "client" and m.get("flag") == "SimpleClient" and m.get("rank") == rank:
             return m
     return None
+
+
+def harness_errors(folder):
+    """what went wrong in the harness itself for this cell (the runner's harness.err)"""
+    try:
+        with open(os.path.join(folder, "harness.err"), errors="replace") as f:
+            return [line.strip() for line in f if line.strip()]
+    except OSError:
+        return []
 
 
 VARIANT_NOTES = {
@@ -101,9 +122,14 @@ def cell(fields):
             p = other.get(o["op"])
             if p is None or p["status"] != o["status"]:
                 notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "not reached"))
-    m = wire(folder, kind, 0)
+    seen, unreadable = tap_records(folder)
+    m = wire(seen, kind, 0)
     if m is None:
         notes.append("no connect message reached the server (nothing on the wire tap)")
+    harness = harness_errors(folder)
+    if unreadable:
+        harness.append("the wire tap's log has %d unreadable line(s)" % unreadable)
+    notes.extend("harness: " + h for h in harness)
     c = {
         "client_release": client_release,
         "client_kind": kind,
@@ -118,12 +144,14 @@ def cell(fields):
     }
     if notes:
         c["note"] = "; ".join(notes)
-    return c, variant
+    return c, variant, harness
 
 
 def harness_failures(cells):
     bad = []
-    for c, variant in cells:
+    for c, variant, harness in cells:
+        for h in harness:
+            bad.append("%s %s -> %s: %s" % (c["client_kind"], c["client_release"], c["server"], h))
         if variant != "base" or c["server"] != "plain-" + c["client_release"]:
             continue
         done = {o["op"]: o["status"] for o in c["ops"]}
@@ -146,13 +174,13 @@ def main():
             if len(fields) == 7:
                 cells.append(cell(fields))
     prov = json.load(open(args[1]))
-    doc = {"format": 1, "provenance": prov, "cells": [c for c, _ in cells]}
+    doc = {"format": 1, "provenance": prov, "cells": [c for c, _, _ in cells]}
     with open(args[2], "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
     if "--check" in sys.argv:
         bad = harness_failures(cells)
-        if not any(v == "base" for _, v in cells):
+        if not any(v == "base" for _, v, _ in cells):
             bad.append("no base cell ran")
         for b in bad:
             print("live-matrix: harness check FAILED: " + b, file=sys.stderr)
