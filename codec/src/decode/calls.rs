@@ -209,7 +209,7 @@ impl<'a, O: Observer> Dec<'a, O> {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
-                "empty buffer at an integer record",
+                "empty buffer at an integer record (quirk U6)",
             ));
         }
         Ok(())

@@ -74,7 +74,12 @@ pub(super) fn finish(
     let tests: Vec<Vector> = drafts
         .into_iter()
         .map(|d| {
-            let id = match old.get(d.comment.as_str()) {
+            // A comment refined by a `; ...` clause keeps the id it had without it.
+            let former = d.comment.split_once("; ").map(|(head, _)| head);
+            let id = match old
+                .get(d.comment.as_str())
+                .or_else(|| former.and_then(|f| old.get(f)))
+            {
                 Some(&id) if used.insert(id) => id,
                 _ => {
                     let id = next;

@@ -369,15 +369,21 @@ pub(super) fn gen_hostile(g: &mut Gen) {
                 w.extend(g.tag(t.0));
             }
             w.push(0);
-            g.hostile(
-                format!(
-                    "flex count of a {t} record {what}: {}",
-                    crate::hex::encode(&payload)
-                ),
-                w,
-                &[t],
-                &["BadFlexInteger"],
+            let mut comment = format!(
+                "flex count of a {t} record {what}: {}",
+                crate::hex::encode(&payload)
             );
+            // The record's 00 follows the payload: where it ends the count (an over-long
+            // 0), what is refused is the empty record at the end (quirk U6), not the
+            // payload's own defect. Said as the reference decoder finds it.
+            if let Err(e) = g.codec().decode(&w, &[t]) {
+                if e.reason.contains("quirk U6") {
+                    comment.push_str(
+                        "; the record's 00 after it ends the count (0, over-long), and what is refused is the empty record at the end (quirk U6-empty-int-record-at-end)",
+                    );
+                }
+            }
+            g.hostile(comment, w, &[t], &["BadFlexInteger"]);
         }
     }
 
