@@ -4,6 +4,7 @@
 use super::families::{any_sample, nested_array, UNKNOWN_IDS};
 use super::generator::{field_before, Gen};
 use super::judge::Packed;
+use super::nesting::gen_info_array_nesting;
 use pmix_codec::vectors::Outcome;
 use pmix_codec::*;
 use std::collections::{BTreeSet, HashSet};
@@ -412,6 +413,9 @@ pub(super) fn gen_hostile(g: &mut Gen) {
             }
         }
     }
+
+    // 8b. INFO_ARRAY nested past the cap, as the unpacker reads it (VALUE in INFO_ARRAY)
+    gen_info_array_nesting(g);
 
     // 9. described buffers: tag mismatches
     if g.kind == BufferKind::FullyDescribed {
