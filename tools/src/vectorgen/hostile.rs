@@ -2,7 +2,7 @@
 //! integers, tag mismatches and the fuzz findings, each judged by the library.
 
 use super::families::{any_sample, nested_array, UNKNOWN_IDS};
-use super::generator::{field_before, Gen};
+use super::generator::{field_before, Gen, U6};
 use super::judge::Packed;
 use super::nesting::gen_info_array_nesting;
 use pmix_codec::vectors::Outcome;
@@ -379,9 +379,9 @@ pub(super) fn gen_hostile(g: &mut Gen) {
             // payload's own defect. Said as the reference decoder finds it.
             if let Err(e) = g.codec().decode(&w, &[t]) {
                 if e.reason.contains("quirk U6") {
-                    comment.push_str(
-                        "; the record's 00 after it ends the count (0, over-long), and what is refused is the empty record at the end (quirk U6-empty-int-record-at-end)",
-                    );
+                    comment.push_str(&format!(
+                        "; the record's 00 after it ends the count (0, over-long), and what is refused is the empty record at the end (quirk {U6})",
+                    ));
                 }
             }
             g.hostile(comment, w, &[t], &["BadFlexInteger"]);
