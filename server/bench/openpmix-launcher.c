@@ -6,6 +6,9 @@
  * memory ("openpmix-launcher: VmHWM N kB").
  *
  *   openpmix-launcher N PROGRAM [ARGS...]
+ * With OPENPMIX_LAUNCHER_URI=PMIX_SERVER_URI<v> set, the clients get that URI variable
+ * alone (of the ones PMIx_server_setup_fork sets), which forces their bfrops component.
+ * The server uses gds hash unless PMIX_MCA_gds is set (e.g. "shmem3,hash").
  *   gcc -o openpmix-launcher openpmix-launcher.c $(pkg-config --cflags --libs pmix)
  */
 #include <pmix.h>
@@ -85,14 +88,17 @@ int main(int argc, char **argv)
     char **env, peers[8192] = "", host[256] = "localhost";
     pid_t *pids;
     int worst = 0, status;
+    const char *only;
 
     if (argc < 3) {
         fprintf(stderr, "usage: openpmix-launcher N PROGRAM [ARGS...]\n");
         return 2;
     }
     n = (uint32_t) strtoul(argv[1], NULL, 10);
+    only = getenv("OPENPMIX_LAUNCHER_URI");
+    if (NULL != only && '\0' == only[0]) only = NULL;
     gethostname(host, sizeof(host) - 1);
-    setenv("PMIX_MCA_gds", "hash", 1);
+    setenv("PMIX_MCA_gds", "hash", 0); /* unless the caller chose the gds modules */
     memset(&module, 0, sizeof(module));
     module.fence_nb = fence_fn;
     module.client_finalized = finalized_fn;
@@ -140,6 +146,20 @@ int main(int argc, char **argv)
         if (PMIX_SUCCESS != (rc = PMIx_server_setup_fork(&proc, &env))) {
             fprintf(stderr, "setup_fork: %s\n", PMIx_Error_string(rc));
             return 1;
+        }
+        if (NULL != only) {
+            /* keep one PMIX_SERVER_URI<digits> variable: the client speaks its component */
+            size_t k = 0, w = 0, len = strlen(only);
+            for (; env[k]; k++) {
+                int uri = 0 == strncmp(env[k], "PMIX_SERVER_URI", 15) && '0' <= env[k][15] &&
+                          env[k][15] <= '9';
+                if (uri && !(0 == strncmp(env[k], only, len) && '=' == env[k][len])) {
+                    free(env[k]);
+                } else {
+                    env[w++] = env[k];
+                }
+            }
+            env[w] = NULL;
         }
         pids[r] = fork();
         if (0 == pids[r]) {

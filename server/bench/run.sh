@@ -28,6 +28,7 @@ gcc -O2 -o "$work/launcher" "$here/openpmix-launcher.c" $(pkg-config --cflags --
 gcc -O2 -o "$work/bench" "$here/bench-client.c" $(pkg-config --cflags --libs pmix)
 (cd "$repo" && cargo build --release -q -p pmix-server)
 ours="$repo/target/release/pmix-server"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 for n in $sizes; do
   for r in $(seq "$reps"); do
     line=$(timeout 300 "$ours" launch -n "$n" --timeout 280 --report "$work/rep.json" -- "$work/bench" "$iters" | grep BENCH)
@@ -39,6 +40,7 @@ for n in $sizes; do
     echo "c $line hwm=$hwm" >>"$work/results"
   done
 done
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work/results" "$sizes" <<'PY'
 import sys, statistics
 rows = {}
@@ -64,6 +66,11 @@ if hi > lo:
     for who in ["ours", "c"]:
         per = (med(who, hi, "hwm") - med(who, lo, "hwm")) / (hi - lo)
         print(f"| memory per client | {who} | {per:.0f} kB |  |  |")
+print()
+print("how cost grows, fence / fence collecting data, in us per client:")
+for who, name in [("ours", "pmix-server"), ("c", "C server")]:
+    cells = ", ".join(f"{n}: {med(who, n, 'fence') / n:.0f} / {med(who, n, 'fence_collect') / n:.0f}" for n in sizes)
+    print(f"  {name}: {cells}")
 slower = [f"{k}@{n}" for n, k, ok in verdicts if not ok]
 print()
 print("target 'never slower than the C server':", "met" if not slower else "NOT MET (slower: " + ", ".join(slower) + ")")

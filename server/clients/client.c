@@ -1,5 +1,5 @@
 /* A PMIx client of our own for pmix-server's tests: init, job-info gets, put of values of
- * several type classes, commit, fence (collecting data or not), get of every other rank's
+ * several type classes (the last a data array of VALUEs, which v20 cannot carry), commit, fence (collecting data or not), get of every other rank's
  * values, allocation request, finalize. Prints one line per step; exits 0 only if every
  * check held. Builds against any OpenPMIx release from 4.2 on:
  *   gcc -Wall -Werror -o client client.c $(pkg-config --cflags --libs pmix)
@@ -57,6 +57,9 @@ int main(int argc, char **argv)
     uint32_t size, lsize, r;
     int ok;
     char sval[64];
+    /* the launcher forces a component by setting its URI variable alone: v20 is
+     * PMIX_SERVER_URI2 without the newer ones */
+    bool v20 = NULL != getenv("PMIX_SERVER_URI2") && NULL == getenv("PMIX_SERVER_URI21");
 
     rc = PMIx_Init(&me, NULL, 0);
     if (PMIX_SUCCESS != rc) {
@@ -127,6 +130,22 @@ int main(int argc, char **argv)
     PMIX_VALUE_LOAD(&val, &me, PMIX_PROC);
     CHECK(PMIX_SUCCESS == PMIx_Put(PMIX_GLOBAL, "t.proc", &val), "put proc");
     PMIX_VALUE_DESTRUCT(&val);
+    /* last, a data array of two VALUEs (a string and a uint16): the v20 unpacker of every
+     * release refuses an array of VALUE (PMIX_ERR_NOT_SUPPORTED), so in v20 the server
+     * keeps the keys before it, answers the commit with that status (which PMIx_Commit
+     * does not return), and the other ranks never see t.vals (a plain OpenPMIx server
+     * does the same) */
+    pmix_value_t *pair;
+    uint16_t u16 = 700 + me.rank;
+    PMIX_VALUE_CONSTRUCT(&val);
+    val.type = PMIX_DATA_ARRAY;
+    PMIX_DATA_ARRAY_CREATE(val.data.darray, 2, PMIX_VALUE);
+    pair = (pmix_value_t *) val.data.darray->array;
+    PMIX_VALUE_LOAD(&pair[0], "a value in an array", PMIX_STRING);
+    PMIX_VALUE_LOAD(&pair[1], &u16, PMIX_UINT16);
+    CHECK(PMIX_SUCCESS == PMIx_Put(PMIX_GLOBAL, "t.vals", &val), "put data array of values");
+    PMIX_VALUE_DESTRUCT(&val);
+    /* in v20 too: the client library does not hand the server's status on */
     rc = PMIx_Commit();
     CHECK(PMIX_SUCCESS == rc, "commit: %s", PMIx_Error_string(rc));
 
@@ -176,6 +195,21 @@ int main(int argc, char **argv)
         CHECK(PMIX_SUCCESS == rc && PMIX_PROC == v->type && v->data.proc->rank == r &&
                   PMIX_CHECK_NSPACE(v->data.proc->nspace, me.nspace),
               "get t.proc of %u: %s", r, PMIx_Error_string(rc));
+        if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
+        rc = PMIx_Get(&peer, "t.vals", NULL, 0, &v);
+        if (v20 && r != me.rank) {
+            CHECK(PMIX_SUCCESS != rc, "v20: got rank %u's t.vals, which no v20 server reads", r);
+        } else if (!v20) {
+            pmix_value_t *got = PMIX_SUCCESS == rc && PMIX_DATA_ARRAY == v->type &&
+                                        PMIX_VALUE == v->data.darray->type &&
+                                        2 == v->data.darray->size
+                                    ? (pmix_value_t *) v->data.darray->array
+                                    : NULL;
+            CHECK(NULL != got && PMIX_STRING == got[0].type &&
+                      0 == strcmp(got[0].data.string, "a value in an array") &&
+                      PMIX_UINT16 == got[1].type && 700 + r == got[1].data.uint16,
+                  "get t.vals of %u: %s", r, PMIx_Error_string(rc));
+        }
         if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
         /* a key nobody put, asked with PMIX_IMMEDIATE: NOT_FOUND at once (without it an
          * OpenPMIx server waits for the key to appear until its timeout) */

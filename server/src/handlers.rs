@@ -23,7 +23,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pmix_codec::{Codec, DataType, Info, Status, Unpacker, Value};
+use pmix_codec::{Codec, DataType, Info, Kval, Status, Unpacker, Value};
 
 use crate::host::{Caller, CallerKind};
 use crate::requests::{host_request, is_host_command};
@@ -104,6 +104,11 @@ impl Peer {
         self.to(0)
     }
 
+    /// The writing half of its connection.
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
     /// It sent FINALIZE.
     pub fn finalized(&self) -> bool {
         self.finalized.load(Ordering::SeqCst)
@@ -182,6 +187,41 @@ pub(crate) fn infos(u: &mut Unpacker<'_>) -> R<Vec<Info>> {
             _ => None,
         })
         .collect())
+}
+
+/// What a COMMIT carries: per scope (`pmix_scope_t`) a BUFFER of KVALs. Returns the
+/// KVALs to serve, in order, and the status of the unpacking: as OpenPMIx's
+/// `pmix_server_commit` does, the KVALs read before one that fails to unpack are kept, the
+/// rest of the message is not read, and the reply carries that unpack's status (a 4.2.2
+/// client speaking v20 commits a DATA_ARRAY of VALUE that its v20 unpacker refuses with
+/// PMIX_ERR_NOT_SUPPORTED: the keys put before it are still served).
+pub(crate) fn commit_contents(codec: &Codec, u: &mut Unpacker<'_>) -> (Vec<Kval>, i32) {
+    let mut kvs = Vec::new();
+    let status = |e: pmix_codec::Error| e.status.0;
+    while u.remaining() > 0 {
+        let scope = match u.unpack(DataType::SCOPE, 1).map(|mut c| c.values.pop()) {
+            Ok(Some(Value::Scope(s))) => s,
+            Ok(_) => return (kvs, Status::ERR_BAD_PARAM.0),
+            Err(e) => return (kvs, status(e)),
+        };
+        let inner = match u.unpack(DataType::BUFFER, 1).map(|mut c| c.values.pop()) {
+            Ok(Some(Value::Buffer(b))) => b.bytes,
+            Ok(_) => return (kvs, Status::ERR_BAD_PARAM.0),
+            Err(e) => return (kvs, status(e)),
+        };
+        let mut iu = codec.unpacker(&inner[..]);
+        while iu.remaining() > 0 {
+            match iu.unpack(DataType::KVAL, 1).map(|mut c| c.values.pop()) {
+                // every rank is on this node: PMIX_REMOTE data is for processes on other
+                // nodes only, so it is read and not served (as OpenPMIx does)
+                Ok(Some(Value::Kval(k))) if scope != SCOPE_REMOTE => kvs.push(*k),
+                Ok(Some(Value::Kval(_))) => {}
+                Ok(_) => return (kvs, Status::ERR_BAD_PARAM.0),
+                Err(e) => return (kvs, status(e)),
+            }
+        }
+    }
+    (kvs, 0)
 }
 
 fn flag(infos: &[Info], key: &str) -> bool {
@@ -276,32 +316,12 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
             status(Status(0))
         }
         cmd::COMMIT => {
-            let mut kvs = Vec::new();
-            while u.remaining() > 0 {
-                let scope = match one(&mut u, DataType::SCOPE)? {
-                    Value::Scope(s) => s,
-                    v => return Err(format!("commit scope: {v:?}")),
-                };
-                let inner = match one(&mut u, DataType::BUFFER)? {
-                    Value::Buffer(b) => b.bytes,
-                    v => return Err(format!("commit buffer: {v:?}")),
-                };
-                let mut iu = codec.unpacker(&inner[..]);
-                while iu.remaining() > 0 {
-                    match one(&mut iu, DataType::KVAL)? {
-                        // every rank is on this node: PMIX_REMOTE data is for processes on
-                        // other nodes only, so it is read and not served (as OpenPMIx does)
-                        Value::Kval(k) if scope != SCOPE_REMOTE => kvs.push(*k),
-                        Value::Kval(_) => {}
-                        v => return Err(format!("commit kval: {v:?}")),
-                    }
-                }
-            }
+            let (kvs, unpacked) = commit_contents(codec, &mut u);
             let mut out = {
                 let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
                 st.commit(rank, kvs)
             };
-            out.push((to.clone(), status_payload(codec, 0)));
+            out.push((to.clone(), status_payload(codec, unpacked)));
             Ok(out)
         }
         cmd::FENCENB => {
@@ -320,12 +340,17 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
                 v => return Err(format!("get rank: {v:?}")),
             };
             let infos = infos(&mut u)?;
+            // the key asked for (a NULL or empty string: all of the rank's data)
+            let key = match u.remaining() {
+                0 => None,
+                _ => Some(text(one(&mut u, DataType::STRING)?)?).filter(|k| !k.is_empty()),
+            };
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
                 // job-level data went out with the REQ reply: what is not there, is not
                 return status(Status::ERR_NOT_FOUND);
             }
-            Ok(st.get(target, flag(&infos, "pmix.immediate"), to))
+            Ok(st.get(target, key, flag(&infos, "pmix.immediate"), to))
         }
         cmd::FINALIZE => {
             peer.finalized.store(true, Ordering::SeqCst);

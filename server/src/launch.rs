@@ -1,5 +1,5 @@
 //! Launching local clients: the environment a libpmix client reads in `PMIx_Init`
-//! (`PMIX_NAMESPACE`, `PMIX_RANK`, `PMIX_SERVER_URI<v>`, plus `PMIX_SECURITY_MODE=native` and
+//! (`PMIX_NAMESPACE`, `PMIX_RANK`, `PMIX_SERVER_URI<v>`, `PMIX_VERSION`, plus `PMIX_SECURITY_MODE=native` and
 //! `PMIX_GDS_MODULE=hash` so that no munge credential and no shared memory is needed), the
 //! children, and the exit status of the worst of them.
 //!
@@ -30,6 +30,19 @@ pub fn uri_variable(component: Component) -> &'static str {
         Component::V61 => "PMIX_SERVER_URI61",
     }
 }
+
+/// The OpenPMIx version a client is told its server runs (`PMIX_VERSION`, which
+/// `PMIx_server_setup_fork` of every OpenPMIx server sets to its own version). A client
+/// without it takes its server's version from the URI variable it picked
+/// (`PMIX_SERVER_URI21` means 2.1), and a 7.0.0rc1 client refuses a server that old
+/// before sending a byte (`PMIX_ERR_OUTDATED`, -76: "a version of the PMIx library this
+/// process does not support"). pmix-server answers each client as a server of the
+/// client's own release would, so the version named here only steers the clients'
+/// compatibility branches: every branch of 4.2.2 to 6.1.0 tests an older server (before
+/// 3.1.100, 4.0 or 4.2), and 6.1.0 is the newest final release, the one whose plain
+/// server every client release of the live matrix completes against in every component
+/// it offers.
+pub const SERVER_VERSION: &str = "6.1.0";
 
 /// How to start the clients.
 #[derive(Clone, Debug, Default)]
@@ -64,6 +77,7 @@ pub fn environment_for(uri: &str, job: &Job, rank: u32, launch: &Launch) -> Vec<
             }
         }
     }
+    env.push(("PMIX_VERSION".into(), SERVER_VERSION.into()));
     env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
     env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
     if let Some(k) = launch.kind {

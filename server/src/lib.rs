@@ -15,15 +15,18 @@
 //! Layout: [`job`] (the job and the REQ reply), [`state`] (commits, fences, waiting gets),
 //! [`handlers`] (one function per command), [`requests`] (the commands the host answers),
 //! [`host`] (the host trait and the model host), [`spawn`] (spawned jobs' processes),
-//! [`server`] (listener, handshake, frames),
+//! [`server`] (listener, handshake), [`event_loop`] (one thread reading and answering every
+//! connection), [`outgoing`] (each connection's non-blocking, bounded writing half),
 //! [`launch`] (environment and children), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
 //! `pmix-codec`.
 #![warn(missing_docs)]
 
+pub mod event_loop;
 pub mod handlers;
 pub mod host;
 pub mod job;
 pub mod launch;
+pub mod outgoing;
 pub mod record;
 pub mod requests;
 pub mod server;

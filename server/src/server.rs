@@ -1,8 +1,7 @@
-//! The listener and one thread per connection: the server side of the handshake, then
-//! frames read with their length checked against a limit before anything is allocated,
-//! each request answered on its tag.
+//! The listener (a thread that accepts and hands each connection to the
+//! [`crate::event_loop`], which reads and answers every connection) and the server side of
+//! the handshake: the connect message is checked and answered here.
 
-use std::io::Read;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -11,12 +10,13 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use pmix_codec::{Codec, Component, Release, Status};
-use pmix_ptl::accept::{client_reply, tool_reply, ConnectMessage, PeerFlag, MAX_CONNECT_BODY};
-use pmix_ptl::frame::{Header, HEADER_LEN};
+use pmix_ptl::accept::{client_reply, tool_reply, ConnectMessage, PeerFlag};
 use pmix_ptl::transcript::Direction;
 
-use crate::handlers::{handle, tool_left, Peer};
+use crate::event_loop::EventLoop;
+use crate::handlers::Peer;
 use crate::host::{Caller, CallerKind, Host, NoHost};
+use crate::outgoing::Outgoing;
 pub use crate::shared::{Config, Logged, Shared};
 use crate::state::{State, Writer};
 
@@ -53,7 +53,10 @@ impl Server {
             next_tool: AtomicU32::new(1),
             open: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            event_loop: EventLoop::new()?,
         });
+        let sh = shared.clone();
+        std::thread::spawn(move || crate::event_loop::run(sh));
         let sh = shared.clone();
         let accept = std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -62,16 +65,12 @@ impl Server {
                 }
                 let Ok(stream) = stream else { continue };
                 if sh.open.load(Ordering::SeqCst) >= sh.config.max_connections {
-                    drop(stream); // bounded: no thread for a connection over the limit
+                    drop(stream); // bounded: a connection over the limit is closed at once
                     continue;
                 }
                 sh.open.fetch_add(1, Ordering::SeqCst);
-                let sh = sh.clone();
                 let id = sh.next_conn.fetch_add(1, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    serve_connection(&sh, stream, id);
-                    sh.open.fetch_sub(1, Ordering::SeqCst);
-                });
+                sh.event_loop.adopt(stream, id);
             }
         });
         Ok(Server {
@@ -148,6 +147,8 @@ impl Server {
     /// processes of spawned jobs.
     pub fn stop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
+        // the event loop ends once its last connection has
+        self.shared.event_loop.waker.wake();
         crate::spawn::kill_all(&self.shared);
         // wake the accept loop
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
@@ -183,102 +184,25 @@ pub fn release_of(version: &str) -> Release {
     }
 }
 
-fn read_full(s: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<()> {
-    s.read_exact(buf)
-}
-
-/// Read exactly `n` bytes, growing the buffer only as bytes arrive: a peer that announces
-/// a large payload and sends little costs what it sent, not what it claimed.
-fn read_payload(s: &mut TcpStream, n: u32) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity((n as usize).min(64 * 1024));
-    let got = s.take(n as u64).read_to_end(&mut out)?;
-    if got != n as usize {
-        return Err(std::io::ErrorKind::UnexpectedEof.into());
-    }
-    Ok(out)
-}
-
-fn serve_connection(sh: &Arc<Shared>, mut stream: TcpStream, conn: u32) {
-    stream.set_nodelay(true).ok();
-    stream.set_read_timeout(Some(sh.config.handshake)).ok();
-    stream.set_write_timeout(Some(Duration::from_secs(30))).ok();
-    let Some(peer) = handshake(sh, &mut stream, conn) else {
-        return;
-    };
-    // steady state: no read timeout (a client may sit between calls for as long as it likes)
-    stream.set_read_timeout(None).ok();
-    loop {
-        let mut hdr = [0u8; HEADER_LEN];
-        if read_full(&mut stream, &mut hdr).is_err() {
-            break;
-        }
-        let Some(h) = Header::parse(&hdr) else { break };
-        if h.nbytes > sh.config.max_payload {
-            // a length we will not trust: drop the peer
-            sh.log(
-                conn,
-                Some(peer.codec),
-                Direction::Received,
-                "oversized header",
-                hdr.to_vec(),
-            );
-            break;
-        }
-        let Ok(payload) = read_payload(&mut stream, h.nbytes) else {
-            break;
-        };
-        if sh.config.record {
-            let mut wire = hdr.to_vec();
-            wire.extend_from_slice(&payload);
-            sh.log(conn, Some(peer.codec), Direction::Received, "request", wire);
-        }
-        let out = handle(sh, &peer, h.tag, &payload);
-        sh.flush(out);
-        if peer.finalized() {
-            // keep reading: a client may still close; nothing more is expected
-        }
-    }
-    sh.peers
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&(peer.caller.nspace.clone(), peer.caller.rank));
-    match &peer.state {
-        Some(state) => {
-            let out = state.lock().unwrap_or_else(|e| e.into_inner()).lost(conn);
-            sh.flush(out);
-        }
-        None if !peer.finalized() => tool_left(sh, &peer),
-        None => {}
-    }
-    sh.changed.notify_all();
-}
-
 fn refuse(sh: &Shared, stream: &mut TcpStream, conn: u32, status: Status) {
     let bytes = status.0.to_be_bytes();
     sh.log(conn, None, Direction::Sent, "connect-reply", bytes.to_vec());
     let _ = std::io::Write::write_all(stream, &bytes);
 }
 
-/// Read and answer the connect message; `None` if the peer was refused or dropped.
-fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer> {
-    let mut hdr = [0u8; HEADER_LEN];
-    read_full(stream, &mut hdr).ok()?;
-    let h = Header::parse_connect(&hdr)?;
-    if h.nbytes > MAX_CONNECT_BODY {
-        sh.log(
-            conn,
-            None,
-            Direction::Received,
-            "connect (oversized)",
-            hdr.to_vec(),
-        );
-        return None; // as OpenPMIx does: drop without an answer
-    }
-    let body = read_payload(stream, h.nbytes).ok()?;
+/// Answer the connect message (`hdr`, whose length the caller checked, and `body`) of
+/// connection `conn`; `None` if the peer was refused or dropped.
+pub(crate) fn admit(
+    sh: &Arc<Shared>,
+    stream: &mut TcpStream,
+    conn: u32,
+    hdr: &[u8],
+    body: &[u8],
+) -> Option<Peer> {
     let mut wire = hdr.to_vec();
-    wire.extend_from_slice(&body);
+    wire.extend_from_slice(body);
     sh.log(conn, None, Direction::Received, "connect", wire);
-    let msg = match ConnectMessage::parse(&body) {
+    let msg = match ConnectMessage::parse(body) {
         Ok(m) => m,
         Err(_) => {
             refuse(sh, stream, conn, Status::ERR_BAD_PARAM);
@@ -388,7 +312,7 @@ fn handshake(sh: &Arc<Shared>, stream: &mut TcpStream, conn: u32) -> Option<Peer
     let sent = std::io::Write::write_all(stream, &reply);
     let writer = stream
         .try_clone()
-        .map(|s| -> Writer { Arc::new(Mutex::new(s)) });
+        .map(|s| -> Writer { Arc::new(Outgoing::new(s, sh.event_loop.waker.clone())) });
     let (Ok(()), Ok(writer)) = (sent, writer) else {
         if state.is_none() {
             // a tool the host admitted leaves at once

@@ -31,7 +31,7 @@ pub struct Config {
     pub record: bool,
     /// At most this many messages are kept in the transcript.
     pub max_transcript: usize,
-    /// At most this many connections at once (a thread each); more are closed at once.
+    /// At most this many connections at once; more are closed at once.
     pub max_connections: usize,
     /// The command the processes of a spawned job run under, whose environment is not
     /// inherited (e.g. `bash tools/peers.sh run 7.0.0rc1 --`): the variables are passed
@@ -88,6 +88,8 @@ pub struct Shared {
     pub(crate) next_tool: AtomicU32,
     pub(crate) open: AtomicUsize,
     pub(crate) stop: AtomicBool,
+    /// The thread that serves every connection.
+    pub(crate) event_loop: crate::event_loop::EventLoop,
 }
 
 impl Shared {

@@ -4,16 +4,14 @@
 //! slow client never holds the others up.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::net::TcpStream;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pmix_codec::{Codec, Item, Kval, Status, Value};
 
 use crate::job::{Job, RANK_WILDCARD};
 
 /// The writing half of a connection, shared by whoever answers on it.
-pub type Writer = Arc<Mutex<TcpStream>>;
+pub type Writer = Arc<crate::outgoing::Outgoing>;
 
 /// Where a reply goes.
 #[derive(Clone)]
@@ -39,8 +37,7 @@ pub fn send(to: &ReplyTo, payload: &[u8]) -> std::io::Result<()> {
     wire.extend_from_slice(&(payload.len() as u32).to_be_bytes());
     wire.extend_from_slice(&0u32.to_be_bytes());
     wire.extend_from_slice(payload);
-    let mut s = to.writer.lock().unwrap_or_else(|e| e.into_inner());
-    s.write_all(&wire)
+    to.writer.send(wire)
 }
 
 /// A status-only payload (empty if the codec refuses, which a codec the handshake accepted
@@ -58,6 +55,7 @@ struct Fence {
 
 struct PendingGet {
     rank: u32,
+    key: Option<String>,
     to: ReplyTo,
 }
 
@@ -169,16 +167,22 @@ impl State {
             .partition(|g| g.rank == rank);
         self.gets = waiting;
         for g in ready {
-            let p = self.get_reply(&g.to.codec, rank);
+            let p = self.get_reply(&g.to.codec, rank, g.key.as_deref());
             out.push((g.to, p));
         }
         out
     }
 
     /// The GETNB answer for `rank`'s data: status 0 and one BYTE_OBJECT holding the PROC
-    /// and its KVALs (`assemb_kvs_req` of gds hash), or NOT_FOUND.
-    fn get_reply(&self, codec: &Codec, rank: u32) -> Vec<u8> {
-        let Some(kvs) = self.committed.get(&rank) else {
+    /// and all its KVALs (`assemb_kvs_req` of gds hash), or NOT_FOUND when it committed
+    /// nothing or not the `key` asked for (as a plain OpenPMIx server answers).
+    fn get_reply(&self, codec: &Codec, rank: u32, key: Option<&str>) -> Vec<u8> {
+        let Some(kvs) = self.committed.get(&rank).filter(|kvs| {
+            key.is_none_or(|k| {
+                kvs.iter()
+                    .any(|kv| kv.key.as_ref().and_then(|t| t.as_str()) == Some(k))
+            })
+        }) else {
             return status_payload(codec, Status::ERR_NOT_FOUND.0);
         };
         let mut blob = vec![Item::one(Value::proc(&self.job.nspace, rank))];
@@ -196,16 +200,17 @@ impl State {
         built.unwrap_or_else(|_| status_payload(codec, Status::ERR_PACK_FAILURE.0))
     }
 
-    /// `PMIx_Get` of `rank`'s data: answered now, or when `rank` commits (unless the
-    /// client asked for an immediate answer, or `rank` is gone).
-    pub fn get(&mut self, rank: u32, immediate: bool, to: ReplyTo) -> Outbox {
+    /// `PMIx_Get` of `rank`'s data (`key`: the key asked for, if any): answered now, or
+    /// when `rank` commits (unless the client asked for an immediate answer, or `rank` is
+    /// gone).
+    pub fn get(&mut self, rank: u32, key: Option<String>, immediate: bool, to: ReplyTo) -> Outbox {
         let known = rank < self.job.size;
         let gone = self.ranks.get(&rank).is_some_and(|r| r.gone);
         if self.committed.contains_key(&rank) || !known || immediate || gone {
-            let p = self.get_reply(&to.codec, rank);
+            let p = self.get_reply(&to.codec, rank, key.as_deref());
             return vec![(to, p)];
         }
-        self.gets.push(PendingGet { rank, to });
+        self.gets.push(PendingGet { rank, key, to });
         Vec::new()
     }
 

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use pmix_codec::{BufferKind, Component, Release};
+use pmix_codec::{BufferKind, Component, Release, Status};
 use pmix_testsupport::{build, peers, release_available, repo, Built};
 use serde_json::Value as J;
 
@@ -103,10 +103,12 @@ fn check_ranks(
 }
 
 /// The whole matrix for one release. `offered`: the components its client connects with
-/// (measured: a 6.1.0 client cannot reach a server through `PMIX_SERVER_URI2`, and a
-/// 7.0.0rc1 client refuses a v20, v21 or v3 server with "a version of the PMIx library
-/// this process does not support"). For every other component of the release's profile
-/// the test checks that the client itself refuses, before any byte reaches the server.
+/// (measured: a 6.1.0 client cannot reach a server through `PMIX_SERVER_URI2`, the same
+/// against the plain OpenPMIx servers of 4.2.2, 5.0.7 and 6.0.0 that offer it; 7.0.0rc1
+/// has no v20). For every other component of the release's profile the test checks that
+/// the client itself refuses, before any byte reaches the server. In v20 the client's
+/// data array of VALUEs is refused by the server's unpacker (as by OpenPMIx's), which
+/// `client.c` checks.
 fn release_matrix(release: &str, profile: Release, offered: &[Component]) {
     if !available(release) {
         return;
@@ -184,7 +186,64 @@ fn clients_of_6_1_0_every_component() {
 #[test]
 fn clients_of_7_0_0rc1_every_component() {
     use Component::*;
-    release_matrix("7.0.0rc1", Release::OpenPmix7_0, &[V4, V41, V51, V61]);
+    // v21 and v3 too: a 7.0.0rc1 client refused them (PMIX_ERR_OUTDATED) while
+    // pmix-server's environment had no PMIX_VERSION
+    release_matrix(
+        "7.0.0rc1",
+        Release::OpenPmix7_0,
+        &[V21, V3, V4, V41, V51, V61],
+    );
+}
+
+/// The live matrix's client program (`tools/live/live-client.c client`: init, job-info
+/// get, put/commit/fence/get of ten type classes, an allocation request with
+/// `PMIX_ALLOC_INHERITANCE`, a query, finalize) under `pmix-server launch -n 2`, in every
+/// component each release's client offers: the cells of the live matrix's pmix-server row,
+/// as tests. Every operation succeeds but what the server refuses or the library cannot
+/// do, the same against the plain OpenPMIx servers: the query and the allocation request
+/// (no host: `PMIX_ERR_NOT_SUPPORTED`; a 7.0.0rc1 client fails to pack type 75 itself
+/// before v61: `PMIX_ERROR`) and, in v20, the data array of VALUEs (refused by the v20
+/// unpacker: the other rank finds no key, `PMIX_ERR_NOT_FOUND`; the v20 cells hung before).
+#[test]
+fn live_client_cells_of_every_release_and_component() {
+    use Component::*;
+    let live = repo().join("tools/live/live-client.c");
+    let mut ran = 0;
+    for (release, offered) in [
+        ("4.2.2", &[V20, V21, V3, V4, V41][..]),
+        ("5.0.7", &[V20, V21, V3, V4, V41][..]),
+        ("6.0.0", &[V20, V21, V3, V4, V41, V51][..]),
+        ("6.1.0", &[V21, V3, V4, V41, V51, V61][..]),
+        ("7.0.0rc1", &[V21, V3, V4, V41, V51, V61][..]),
+    ] {
+        if !available(release) {
+            continue;
+        }
+        let b = build(release, "live-client", &live, None);
+        for c in offered.iter().copied() {
+            let r = launch(&b, 2, Some(c), None, &["client"]);
+            let what = format!("{release} {c}");
+            assert_eq!(r.code, 0, "{what}: {}", r.output);
+            check_ranks(&r, 2, Some(c), None, &what);
+            let mut ops = 0;
+            for line in r.output.lines().filter_map(|l| l.strip_prefix("OP ")) {
+                let mut w = line.split_whitespace();
+                let (op, status) = (w.next().unwrap_or(""), w.next().unwrap_or(""));
+                let want = match op {
+                    "query" => Status::ERR_NOT_SUPPORTED.0,
+                    "allocation-inherit" if release == "7.0.0rc1" && c != V61 => -1,
+                    "allocation-inherit" => Status::ERR_NOT_SUPPORTED.0,
+                    "put-commit-fence-get:value" if c == V20 => Status::ERR_NOT_FOUND.0,
+                    _ => 0,
+                };
+                assert_eq!(status, want.to_string(), "{what}: {line}\n{}", r.output);
+                ops += 1;
+            }
+            assert_eq!(ops, 30, "{what}: 15 operations per rank\n{}", r.output);
+            ran += 1;
+        }
+    }
+    assert!(ran > 0 || std::env::var_os("CI").is_none());
 }
 
 /// An abort is recorded and ends the job; a client that dies without finalizing fails
@@ -331,30 +390,137 @@ fn the_same_client_passes_against_a_plain_openpmix_server() {
         return;
     }
     let client = build("4.2.2", "client", &client_c(), None);
-    let launcher = build(
-        "4.2.2",
+    let launcher = build_launcher("4.2.2");
+    // v20 (the one URI variable kept): the real server refuses the data array of VALUEs
+    // in the commit and still serves the keys before it, as pmix-server does
+    for (n, mode, uri) in [
+        (3u32, "collect", ""),
+        (8, "nocollect", ""),
+        (2, "collect", "PMIX_SERVER_URI2"),
+    ] {
+        let (ok, text) = plain_server(
+            &launcher,
+            n,
+            &client,
+            mode,
+            &[("OPENPMIX_LAUNCHER_URI", uri)],
+        );
+        assert!(ok, "{text}");
+        assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
+        if !uri.is_empty() {
+            // the library's own log line: its v20 unpacker refused the commit
+            assert!(
+                text.contains("NOT-SUPPORTED in file"),
+                "the real server accepted the v20 commit: {text}"
+            );
+        }
+    }
+}
+
+/// The plain OpenPMIx server of `release` (`server/bench/openpmix-launcher.c`).
+fn build_launcher(release: &str) -> Built {
+    build(
+        release,
         "launcher",
         &repo().join("server/bench/openpmix-launcher.c"),
         None,
+    )
+}
+
+/// Run `n` ranks of `client` (`mode`) under the plain server `launcher` with `env` added
+/// to the launcher's environment; whether it exited 0, and everything it and the clients
+/// printed.
+fn plain_server(
+    launcher: &Built,
+    n: u32,
+    client: &Built,
+    mode: &str,
+    env: &[(&str, &str)],
+) -> (bool, String) {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120");
+    match &launcher.wrapper {
+        // a root's wrapper clears the environment: pass it with `env`
+        Some(w) => {
+            cmd.args(w.split_whitespace()).arg("env");
+            cmd.args(env.iter().map(|(k, v)| format!("{k}={v}")));
+        }
+        None => {
+            cmd.envs(env.iter().copied());
+        }
+    }
+    let out = cmd
+        .args([&launcher.program, &n.to_string(), &client.program, mode])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
-    for (n, mode) in [(3u32, "collect"), (8, "nocollect")] {
-        let out = Command::new("timeout")
-            .args([
-                "120",
-                &launcher.program,
-                &n.to_string(),
-                &client.program,
-                mode,
-            ])
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+    (out.status.success(), text)
+}
+
+/// The client library's own limits, witnessed by the plain OpenPMIx servers: a 6.1.0
+/// client told `PMIX_SERVER_URI2` alone fails `PMIx_Init` with `PMIX_ERR_UNREACH` against
+/// a 4.2.2 server that offers v20 (as against pmix-server, `release_matrix`); a 7.0.0rc1
+/// client forced to v21 or v3 completes everything against the plain 7.0.0rc1 server
+/// with gds hash (as against pmix-server, which offers only hash) and fails
+/// `PMIx_Init` reading past the end of the server's answer when the server also offers
+/// shmem3 (the live matrix's -50 against plain 7.0.0rc1 and PRRTE). A release that is
+/// not made is reported loudly, and fails under CI.
+#[test]
+fn client_limits_witnessed_by_plain_openpmix_servers() {
+    if available("4.2.2") && available("6.1.0") {
+        let launcher = build_launcher("4.2.2");
+        let client = build("6.1.0", "client", &client_c(), None);
+        let (_, text) = plain_server(
+            &launcher,
+            2,
+            &client,
+            "collect",
+            &[("OPENPMIX_LAUNCHER_URI", "PMIX_SERVER_URI2")],
         );
-        assert!(out.status.success(), "{text}");
-        assert_eq!(text.matches(", 0 failures").count(), n as usize, "{text}");
+        assert_eq!(
+            text.matches("PMIx_Init -> PMIX_ERR_UNREACH").count(),
+            2,
+            "{text}"
+        );
+    }
+    if available("7.0.0rc1") {
+        let launcher = build_launcher("7.0.0rc1");
+        let client = build("7.0.0rc1", "client", &client_c(), None);
+        for uri in ["PMIX_SERVER_URI21", "PMIX_SERVER_URI3"] {
+            let (ok, text) = plain_server(
+                &launcher,
+                2,
+                &client,
+                "collect",
+                &[("OPENPMIX_LAUNCHER_URI", uri), ("PMIX_MCA_gds", "hash")],
+            );
+            assert!(ok, "{uri} hash: {text}");
+            assert_eq!(
+                text.matches(", 0 failures").count(),
+                2,
+                "{uri} hash: {text}"
+            );
+            let (_, text) = plain_server(
+                &launcher,
+                2,
+                &client,
+                "collect",
+                &[
+                    ("OPENPMIX_LAUNCHER_URI", uri),
+                    ("PMIX_MCA_gds", "shmem3,hash"),
+                ],
+            );
+            assert_eq!(
+                text.matches("PMIx_Init -> PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER")
+                    .count(),
+                2,
+                "{uri} shmem3: {text}"
+            );
+        }
     }
 }
 

@@ -6,10 +6,12 @@ vectors/live/README.md).
 
 --check (CI): fail unless the harness itself worked: every same-release base cell (a client
 of release R against plain-R) reached the wire and completed init, every put/fence/get and
-finalize. Cross-release failures are findings, never a reason to fail.
+finalize, and no cell had a harness error (a wire tap that did not start, an unreadable
+line in a tap's log). Cross-release failures are findings, never a reason to fail.
 
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
-variant, forced component ('-' when none), the cell's folder. A folder holds out.R
+variant, forced component ('-' when none), the cell's folder, and the variant's setting
+('-' when none: the buffer case, the gds module, the psec module). A folder holds out.R
 (rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
 tap.jsonl (the wire tap's connect messages). The format is the one `tools/src/live/`
 reads (no field beyond it): operations are listed in the order they ran, so one a client
@@ -56,14 +58,25 @@ def ended(folder, name):
     return "exited with %d" % rc
 
 
-def wire(folder, kind, rank):
-    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
-    seen = []
+def tap_records(folder):
+    """the wire tap's records (one JSON object a line) and how many lines were unreadable"""
+    seen, bad = [], 0
     try:
-        with open(os.path.join(folder, "tap.jsonl")) as f:
-            seen = [json.loads(line) for line in f if line.strip()]
-    except (OSError, ValueError):
-        return None
+        with open(os.path.join(folder, "tap.jsonl"), errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                try:
+                    seen.append(json.loads(line))
+                except ValueError:
+                    bad += 1
+    except OSError:
+        pass
+    return seen, bad
+
+
+def wire(seen, kind, rank):
+    """the connect message of rank 0 (a client) or of the tool, as the tap saw it"""
     for m in seen:
         if "error" in m:
             continue
@@ -74,22 +87,53 @@ def wire(folder, kind, rank):
     return None
 
 
-VARIANT_NOTES = {
-    "buffer": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
-    "gds": "the client was told PMIX_GDS_MODULE=hash",
+def harness_errors(folder):
+    """what went wrong in the harness itself for this cell (the runner's harness.err)"""
+    try:
+        with open(os.path.join(folder, "harness.err"), errors="replace") as f:
+            return [line.strip() for line in f if line.strip()]
+    except OSError:
+        return []
+
+
+BUFFER_NOTES = {
+    "client-fully": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    # older runs wrote no setting for the buffer variant: it was this case
+    "-": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    "server-fully": "the server was started fully-described (PMIX_BFROP_BUFFER_TYPE="
+                    "PMIX_BFROP_BUFFER_FULLY_DESC) and the client given its advertisement",
+    "server-fully-client-default": "the server was started fully-described and advertised it; "
+                                   "the client's PMIX_BFROP_BUFFER_TYPE was removed (its own default)",
 }
 
 
+def variant_note(variant, setting):
+    """what the variant told the client (or the server), for the cell's note"""
+    if variant == "buffer":
+        return BUFFER_NOTES.get(setting, "buffer case " + setting)
+    if variant == "gds":
+        return "the client was told PMIX_GDS_MODULE=%s" % ("hash" if setting == "-" else setting)
+    if variant == "psec":
+        return "the client was told PMIX_SECURITY_MODE=%s%s" % (
+            setting, " (no munged runs on this machine)" if setting == "munge" else "")
+    return None
+
+
 def cell(fields):
-    client_release, kind, server, server_release, variant, forced, folder = fields
+    client_release, kind, server, server_release, variant, forced, folder = fields[:7]
+    setting = fields[7] if len(fields) > 7 else "-"
     expected = CLIENT_OPS if kind == "client" else TOOL_OPS
     out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
     got = read_ops(out)
     notes = []
-    if forced != "-":
+    if variant == "peer":
+        notes.append("pmix-peer (this repository's native tool) spoke %s%s" % (
+            setting, ", an older component than the server's newest" if forced != "-" else ""))
+    elif forced != "-":
         notes.append("only PMIX_SERVER_URI of %s was left: the client was forced to %s" % (forced, forced))
-    if variant in VARIANT_NOTES:
-        notes.append(VARIANT_NOTES[variant])
+    told = variant_note(variant, setting)
+    if told:
+        notes.append(told)
     ops = [got[name] for name in expected if name in got]
     missing = [name for name in expected if name not in got]
     if missing:
@@ -101,9 +145,14 @@ def cell(fields):
             p = other.get(o["op"])
             if p is None or p["status"] != o["status"]:
                 notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "not reached"))
-    m = wire(folder, kind, 0)
+    seen, unreadable = tap_records(folder)
+    m = wire(seen, kind, 0)
     if m is None:
         notes.append("no connect message reached the server (nothing on the wire tap)")
+    harness = harness_errors(folder)
+    if unreadable:
+        harness.append("the wire tap's log has %d unreadable line(s)" % unreadable)
+    notes.extend("harness: " + h for h in harness)
     c = {
         "client_release": client_release,
         "client_kind": kind,
@@ -118,12 +167,14 @@ def cell(fields):
     }
     if notes:
         c["note"] = "; ".join(notes)
-    return c, variant
+    return c, variant, harness
 
 
 def harness_failures(cells):
     bad = []
-    for c, variant in cells:
+    for c, variant, harness in cells:
+        for h in harness:
+            bad.append("%s %s -> %s: %s" % (c["client_kind"], c["client_release"], c["server"], h))
         if variant != "base" or c["server"] != "plain-" + c["client_release"]:
             continue
         done = {o["op"]: o["status"] for o in c["ops"]}
@@ -143,16 +194,16 @@ def main():
     with open(args[0]) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if len(fields) == 7:
+            if len(fields) in (7, 8):
                 cells.append(cell(fields))
     prov = json.load(open(args[1]))
-    doc = {"format": 1, "provenance": prov, "cells": [c for c, _ in cells]}
+    doc = {"format": 1, "provenance": prov, "cells": [c for c, _, _ in cells]}
     with open(args[2], "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
     if "--check" in sys.argv:
         bad = harness_failures(cells)
-        if not any(v == "base" for _, v in cells):
+        if not any(v == "base" for _, v, _ in cells):
             bad.append("no base cell ran")
         for b in bad:
             print("live-matrix: harness check FAILED: " + b, file=sys.stderr)

@@ -1,12 +1,13 @@
 //! `pmix-server`: a native PMIx server for local clients and tools.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use pmix_codec::{BufferKind, Component};
 use pmix_server::host::model::ModelHost;
+use pmix_server::host::{Host, NoHost};
 use pmix_server::{Config, Job, Launch, Server};
 
 #[derive(Parser)]
@@ -133,19 +134,10 @@ fn serve(
         }
     };
     host.set_strict_ownership(strict);
-    let mut server = match Server::start_with_host(config, Box::new(host)) {
+    let mut server = match listen(config, Box::new(host), report_uri.as_deref(), None) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("pmix-server: cannot listen on loopback: {e}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
-    if let Some(p) = &report_uri {
-        if let Err(e) = server.write_uri_file(p) {
-            eprintln!("pmix-server: writing {}: {e}", p.display());
-            return ExitCode::from(1);
-        }
-    }
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -161,6 +153,37 @@ fn serve(
     server.stop();
     write_conversations(&server, record.as_deref());
     ExitCode::SUCCESS
+}
+
+/// Listen on loopback with `host`, then write the URI file (`--report-uri`) and the tool
+/// rendezvous files (`--rendezvous DIR`) when asked; on failure the message is printed
+/// and the exit code returned.
+fn listen(
+    config: Config,
+    host: Box<dyn Host>,
+    report_uri: Option<&Path>,
+    rendezvous: Option<&Path>,
+) -> Result<Server, ExitCode> {
+    let server = Server::start_with_host(config, host).map_err(|e| {
+        eprintln!("pmix-server: cannot listen on loopback: {e}");
+        ExitCode::from(1)
+    })?;
+    if let Some(p) = report_uri {
+        server.write_uri_file(p).map_err(|e| {
+            eprintln!("pmix-server: writing {}: {e}", p.display());
+            ExitCode::from(1)
+        })?;
+    }
+    if let Some(d) = rendezvous {
+        server.write_rendezvous(d).map_err(|e| {
+            eprintln!(
+                "pmix-server: writing rendezvous files in {}: {e}",
+                d.display()
+            );
+            ExitCode::from(1)
+        })?;
+    }
+    Ok(server)
 }
 
 fn words(s: Option<String>) -> Vec<String> {
@@ -216,28 +239,15 @@ fn main() -> ExitCode {
             }
             let mut config = Config::new(Job::new(&nspace, np));
             config.record = record.is_some();
-            let server = match Server::start(config) {
+            let server = match listen(
+                config,
+                Box::new(NoHost),
+                report_uri.as_deref(),
+                rendezvous.as_deref(),
+            ) {
                 Ok(s) => s,
-                Err(e) => {
-                    eprintln!("pmix-server: cannot listen on loopback: {e}");
-                    return ExitCode::from(1);
-                }
+                Err(code) => return code,
             };
-            if let Some(p) = &report_uri {
-                if let Err(e) = server.write_uri_file(p) {
-                    eprintln!("pmix-server: writing {}: {e}", p.display());
-                    return ExitCode::from(1);
-                }
-            }
-            if let Some(d) = &rendezvous {
-                if let Err(e) = server.write_rendezvous(d) {
-                    eprintln!(
-                        "pmix-server: writing rendezvous files in {}: {e}",
-                        d.display()
-                    );
-                    return ExitCode::from(1);
-                }
-            }
             let launch = Launch {
                 component,
                 kind: buffer,
