@@ -77,7 +77,10 @@ pub(super) fn finish(
         .map(|d| {
             // A comment refined by `; ...` clauses keeps the id it had without them, unless
             // that shorter comment is still a vector of its own.
-            let refined = d.comment.rmatch_indices("; ").map(|(at, _)| &d.comment[..at]);
+            let refined = d
+                .comment
+                .rmatch_indices("; ")
+                .map(|(at, _)| &d.comment[..at]);
             let id = std::iter::once(d.comment.as_str())
                 .chain(refined.filter(|c| !current.contains(*c)))
                 .find_map(|c| old.get(c).copied());
