@@ -31,6 +31,7 @@
 //! * [`process`] — child processes spoken to in length-prefixed frames, each in its own
 //!   process group, replies capped in size.
 //! * [`limits`] — when a vector run stops early (`--max-errors`, `--max-timeouts`).
+//! * [`parallel`] — a scoped parallel map whose results keep the order of its inputs.
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
@@ -39,6 +40,7 @@ pub mod explain;
 pub mod fieldwalk;
 pub mod limits;
 pub mod model;
+pub mod parallel;
 pub mod process;
 pub mod protocol;
 pub mod report;

@@ -132,6 +132,16 @@ pub fn load_dir(dir: &Path) -> Result<Vec<VectorSet>, String> {
 /// [`load_dir`], keeping of each file only the vectors whose case id contains `filter` (if
 /// any), file by file: a filtered run holds what it replays, not the whole corpus.
 pub fn load_dir_keeping(dir: &Path, filter: Option<&str>) -> Result<Vec<VectorSet>, String> {
+    load_dir_on(dir, filter, 1)
+}
+
+/// [`load_dir_keeping`], parsing the files on up to `threads` threads: the same sets in the
+/// same order (each thread holds one file's text at a time; 1 spawns no thread).
+pub fn load_dir_on(
+    dir: &Path,
+    filter: Option<&str>,
+    threads: usize,
+) -> Result<Vec<VectorSet>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let rd =
             std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -156,16 +166,15 @@ pub fn load_dir_keeping(dir: &Path, filter: Option<&str>) -> Result<Vec<VectorSe
     if paths.is_empty() {
         return Err(format!("no vector files (*.json) under {}", dir.display()));
     }
-    let sets = paths
-        .iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let rel = p.strip_prefix(dir).unwrap_or(p).with_extension("");
-            let label = rel.to_string_lossy().replace('\\', "/");
-            VectorSet::parse(p, &label, &text).map(|set| keeping(set, filter))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let sets = crate::parallel::map_in_order(&paths, threads, |p| {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let rel = p.strip_prefix(dir).unwrap_or(p).with_extension("");
+        let label = rel.to_string_lossy().replace('\\', "/");
+        VectorSet::parse(p, &label, &text).map(|set| keeping(set, filter))
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     check_unique(&sets)?;
     Ok(sets)
 }

@@ -29,7 +29,12 @@ impl Puppet {
     fn start(puppet: &str, uri: &str, nspace: &str, ctl: &str, scheduler: bool) -> Puppet {
         let mut c = Command::new("bash");
         c.arg(repo().join("tools/peers.sh"))
-            .args(["run", RELEASE, "--", puppet, uri, nspace, ctl]);
+            // the tool's own files (a scheduler's system-wide rendezvous file among
+            // them, created exclusively) in this test's directory, not the root's shared
+            // /tmp: a concurrent run's scheduler failed PMIx_tool_init there (-31)
+            .args(["run", RELEASE, "--", "env"])
+            .arg(format!("PMIX_SYSTEM_TMPDIR={ctl}"))
+            .args([puppet, uri, nspace, ctl]);
         if scheduler {
             c.arg("scheduler");
         }
@@ -53,7 +58,7 @@ impl Puppet {
             stdin,
             lines,
         };
-        let hello = p.answer("init");
+        let hello = p.answer(&format!("init of {nspace}"));
         assert_eq!(
             hello,
             vec!["0".to_string(), nspace.to_string()],
@@ -153,7 +158,11 @@ fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
     let server = Server::start_with_host(config, Box::new(host)).unwrap();
     let uri = server.uri();
 
-    let mut tool = Puppet::start(&puppet, &uri, "tool1", &ctl, false);
+    // tool namespaces of this test process alone (a tool names a rendezvous file for its
+    // namespace), as its files are kept apart (Puppet::start)
+    let tool_ns = format!("tool1-{}", std::process::id());
+    let sched_ns = format!("sched-{}", std::process::id());
+    let mut tool = Puppet::start(&puppet, &uri, &tool_ns, &ctl, false);
     // a reservation of the granted node n3; the requester hears PMIX_DVM_IS_READY
     let w = tool.cmd("alloc 1 - n3");
     assert_eq!(w[0], "0", "alloc: {w:?}");
@@ -184,10 +193,7 @@ fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
         vec!["n1", "n2"]
     );
     let ns = list(&tool.cmd("namespaces"), 1);
-    assert!(
-        ns.contains(&job) && ns.contains(&"tool1".to_string()),
-        "{ns:?}"
-    );
+    assert!(ns.contains(&job) && ns.contains(&tool_ns), "{ns:?}");
 
     // the job's rank 0 is a client of this server that takes commands too
     let fifo_out = ctl_host.join(format!("{job}.0.out"));
@@ -197,7 +203,7 @@ fn real_tools_allocate_spawn_query_and_kill_through_the_model() {
     );
 
     // the scheduler warns; the model relays to the requester (tool1) only
-    let mut sched = Puppet::start(&puppet, &uri, "sched", &ctl, true);
+    let mut sched = Puppet::start(&puppet, &uri, &sched_ns, &ctl, true);
     let w = sched.cmd(&format!("warn {} 30", ids[0]));
     assert_eq!(w[0], "0", "warn: {w:?}");
     // (tool1's request carried no PMIX_ALLOC_WARN_TIMEOUT: the model issues no warning)

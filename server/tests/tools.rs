@@ -224,7 +224,12 @@ fn real_tools_of_every_release_against_the_launch_server() {
         );
         let out = std::process::Command::new("timeout")
             .arg("60")
-            .args(tool.argv(&["tool", &server.uri(), "livetool"]))
+            // a name of this test process alone: the tool's rendezvous file is named for it
+            .args(tool.argv(&[
+                "tool",
+                &server.uri(),
+                &format!("livetool{}", std::process::id()),
+            ]))
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
