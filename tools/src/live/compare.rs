@@ -24,16 +24,21 @@ pub enum ExplanationKind {
     Deployment,
     /// The prediction is wrong or too coarse (a codec, profile or model bug to fix).
     Prediction,
+    /// Observed and grouped, but not yet traced to a cause: LIVE.md lists it as open, apart
+    /// from the explained ones, so that it is published, not hidden. A disagreement that no
+    /// entry covers still fails the check.
+    Open,
 }
 
 impl ExplanationKind {
-    /// `server-limit`, `runtime`, `deployment` or `prediction`.
+    /// `server-limit`, `runtime`, `deployment`, `prediction` or `open`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExplanationKind::ServerLimit => "server-limit",
             ExplanationKind::Runtime => "runtime",
             ExplanationKind::Deployment => "deployment",
             ExplanationKind::Prediction => "prediction",
+            ExplanationKind::Open => "open",
         }
     }
 }
@@ -62,6 +67,9 @@ pub struct Explanation {
     /// The gds module the client named on the wire (absent: any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gds: Option<String>,
+    /// The psec module the client used (absent: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psec: Option<String>,
     /// The operation's name.
     pub op: String,
     /// The status observed (absent: any failure).
@@ -101,6 +109,7 @@ impl Explanation {
                 .as_deref()
                 .is_none_or(|b| matches(b, &cell.buffer))
             && self.gds.as_deref().is_none_or(|g| matches(g, &cell.gds))
+            && self.psec.as_deref().is_none_or(|p| matches(p, &cell.psec))
             && matches(&self.op, &op.op.as_str())
             && self.status.is_none_or(|st| st == op.status)
     }
@@ -129,6 +138,9 @@ impl Explanation {
         }
         if let Some(g) = &self.gds {
             p.push_str(&format!(", gds {g}"));
+        }
+        if let Some(m) = &self.psec {
+            p.push_str(&format!(", psec {m}"));
         }
         p.push_str(&format!(", {}", self.op));
         if let Some(st) = self.status {

@@ -4,7 +4,8 @@
 //! `vectors/live/explanations.json` by `pmix-vectors live`.
 
 use super::compare::{
-    compare, pair_verdict, unexplained, Explanation, Explanations, PairVerdict, Row,
+    compare, pair_verdict, unexplained, Explanation, ExplanationKind, Explanations, PairVerdict,
+    Row,
 };
 use super::observations::{LiveCell, Observations};
 use super::predict::{Predictor, Verdict};
@@ -351,16 +352,33 @@ pub fn render(live: &Live) -> String {
             })
         };
         let unexplained = dis.iter().filter(|r| number(r).is_none()).count();
+        let open = dis
+            .iter()
+            .filter(|r| {
+                r.explanation
+                    .is_some_and(|e| e.kind == ExplanationKind::Open)
+            })
+            .count();
         s += &format!(
-            "{} disagreements, {} causes{}. A cause is a `prediction` bug (to fix), a \
+            "{} disagreements, {} causes{}{}. A cause is a `prediction` bug (to fix), a \
              `server-limit` (the server refuses the operation for its own release's client \
              too), a `runtime` effect the bytes cannot show (a finding) or a `deployment` \
              effect of how this machine runs the cell (not counted against the pair, as a \
-             server limit is not); each names its evidence. The cells it covers: client release, kind and server, the \
+             server limit is not); each names its evidence. An `open` group is observed but \
+             NOT yet traced to a cause: it is listed so that it is not hidden, and is not \
+             counted as explained. The cells it covers: client release, kind and server, the \
              negotiated component, buffer and gds as the wire tap saw them, the operation \
              and the status observed (`live/explanations.json`).\n\n",
             dis.len(),
-            causes.len(),
+            causes
+                .iter()
+                .filter(|c| c.kind != ExplanationKind::Open)
+                .count(),
+            if open > 0 {
+                format!(", **{open} open (not yet traced to a cause)**")
+            } else {
+                String::new()
+            },
             if unexplained > 0 {
                 format!(", **{unexplained} unexplained**")
             } else {
