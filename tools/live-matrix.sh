@@ -3,7 +3,7 @@
 # against real servers of every kind; every operation observed, recorded in one JSON file.
 #
 #   bash tools/live-matrix.sh [--json OUT] [--servers A,B] [--clients A,B]
-#                             [--variants base,tool,force,buffer,gds] [--ci]
+#                             [--variants base,tool,force,buffer,gds,psec,peer] [--ci]
 #                             [--hostfile F [--agent fake|ssh]]
 #
 # Makes what is missing (the C programs per release, tools/live/build.sh; the wire tap and
@@ -15,9 +15,18 @@
 #   tool    a tool (given id) against the server's URI: init, query, allocation, finalize
 #   force   once per older bfrops component both sides offer: only that component's
 #           PMIX_SERVER_URI variable is left, so the client speaks it (MATRIX.md's cells)
-#   buffer  the client is told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC
-#   gds     the client is told PMIX_GDS_MODULE=hash (base keeps the server's choice, the
-#           shared-memory modules where the release has them)
+#   buffer  the buffer type the server advertises against the client's: the client told
+#           PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC (client-fully); and against
+#           a plain server started fully-described, the client given that advertisement
+#           (server-fully) or not (server-fully-client-default: the client's own default)
+#   gds     one cell per gds module the client's release has (PMIX_GDS_MODULE=M: 4.2.2
+#           ds12 ds21 hash, 5.0.7 and 6.x shmem2 hash, 7.0.0rc1 shmem3 hash); base keeps
+#           the server's list
+#   psec    one cell per psec module the client's release has besides native
+#           (PMIX_SECURITY_MODE=M: munge in 4.2.2 and 5.0.7, none in 5.0.7 and later); no
+#           munged runs for the client, so munge is "installed on the client side only"
+#   peer    pmix-peer (this repository's native tool, `pmix-peer live`) as a tool row, once
+#           per bfrops component the server offers: init, query, allocation, finalize
 # Every connection passes the wire tap (pmix-live-tap), so the component, buffer type, gds
 # and psec recorded are the ones the client named on the wire.
 #
@@ -46,7 +55,7 @@ cache="${PMIX_WIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmix-wire}"
 
 RELEASES=(4.2.2 5.0.7 6.0.0 6.1.0 7.0.0rc1)
 out="$repo/vectors/live/observations.json"
-servers="" clients="" variants="base,tool,force,buffer,gds" hostfile="" agent=fake ci=0
+servers="" clients="" variants="base,tool,force,buffer,gds,psec,peer" hostfile="" agent=fake ci=0
 cmdline="bash tools/live-matrix.sh $*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,7 +66,7 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile="${2:?}"; shift 2 ;;
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base"; shift ;;
-    -h | --help) sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,45p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -92,7 +101,7 @@ if [ -z "$servers" ]; then
   fi
 fi
 say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
-(cd "$repo" && cargo build -q --release -p pmix-wire --bin pmix-live-tap -p pmix-server)
+(cd "$repo" && cargo build -q --release -p pmix-wire --bin pmix-live-tap -p pmix-server -p pmix-peer --bin pmix-peer)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 tap="$target/release/pmix-live-tap"
 declare -A launchers
@@ -107,6 +116,21 @@ comps_of() {
     6.1.0) echo "v20 v21 v3 v4 v41 v51 v61" ;;
     7.0.0rc1) echo "v21 v3 v4 v41 v51 v61" ;;
     *) echo "" ;;
+  esac
+}
+# the gds and psec modules each release's libpmix has (its component list)
+gds_of() {
+  case "$1" in
+    4.2.2) echo "ds12 ds21 hash" ;;
+    5.0.7 | 6.0.0 | 6.1.0) echo "shmem2 hash" ;;
+    7.0.0rc1) echo "shmem3 hash" ;;
+  esac
+}
+psec_extra_of() {
+  case "$1" in
+    4.2.2) echo "munge" ;;
+    5.0.7) echo "munge none" ;;
+    6.0.0 | 6.1.0 | 7.0.0rc1) echo "none" ;;
   esac
 }
 uri_var() { local n="${1#v}"; [ "$n" = 20 ] && n=2; echo "PMIX_SERVER_URI$n"; }
@@ -141,19 +165,21 @@ fi
 
 cells="$work/cells.tsv"; : >"$cells"
 n=0
-# run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN)
+# run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN) [SETTING]
+# (SETTING: the buffer case, the gds module or the psec module of the variant)
 run_cell() {
-  local server="$1" crel="$2" variant="$3" forced="$4" d r upstream port tool_uri line
+  local server="$1" crel="$2" variant="$3" forced="$4" setting="${5:--}" d r upstream port tool_uri line
   n=$((n + 1)); d="$work/cell.$n"; mkdir -p "$d"
   local sargs=(--dir "$d" --timeout 60)
   case "$server" in prrte-*) sargs+=(--dvm "$dvm") ;; slurm-*) sargs+=(--slurm "$slurm") ;; esac
+  case "$setting" in server-fully*) sargs+=(--buffer fully) ;; esac
   if ! bash "$live/server.sh" start "$server" "${sargs[@]}" 2>"$d/start.err"; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" client "$server" "$(server_release "$server")" "$variant" "$forced" "$d" >>"$cells"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" client "$server" "$(server_release "$server")" "$variant" "$forced" "$d" "$setting" >>"$cells"
     echo "server did not start: $(tail -n 3 "$d/start.err" | tr '\n' ' ')" >"$d/out.0"
     say "[$n] $crel -> $server ($variant): the server did not start"
     return 0
   fi
-  if [ "$forced" != - ] && ! grep -q "^$(uri_var "$forced")=" "$d/env.0"; then
+  if [ "$forced" != - ] && [ "$variant" = force ] && ! grep -q "^$(uri_var "$forced")=" "$d/env.0"; then
     bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
     rm -rf "$d"; n=$((n - 1)); return 0  # the server does not offer that component
   fi
@@ -176,12 +202,17 @@ run_cell() {
   done
   port="${ports[0]}"
   local kind=client
-  if [ "$variant" = tool ]; then
+  if [ "$variant" = tool ] || [ "$variant" = peer ]; then
     kind=tool
     if [ -s "$d/uri" ]; then tool_uri="$(head -n1 "$d/uri")"; else tool_uri="$(grep -m1 '^PMIX_SERVER_URI41=' "$d/env.0" | cut -d= -f2-)"; fi
     tool_uri="$(echo "$tool_uri" | sed "s/:[0-9]*\$/:$port/")"
     set +e
-    timeout 40 "${launchers[$crel]}/live-client" tool "$tool_uri" livetool >"$d/tool.out" 2>"$d/tool.err"
+    if [ "$crel" = pmix-peer ]; then
+      echo "$tool_uri" >"$d/peer.uri"
+      timeout 40 "$target/release/pmix-peer" live --uri "$d/peer.uri" -c "$setting" --nspace livetool >"$d/tool.out" 2>"$d/tool.err"
+    else
+      timeout 40 "${launchers[$crel]}/live-client" tool "$tool_uri" livetool >"$d/tool.out" 2>"$d/tool.err"
+    fi
     echo $? >"$d/tool.rc"; set -e
   else
     local pids=()
@@ -192,9 +223,11 @@ run_cell() {
         grep -v '^PMIX_SERVER_URI[0-9]' "$d/cenv.$r" >"$d/cenv.tmp"
         grep "^$(uri_var "$forced")=" "$d/cenv.$r" >>"$d/cenv.tmp"; mv "$d/cenv.tmp" "$d/cenv.$r"
       fi
-      case "$variant" in
-        buffer) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r"; echo PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC >>"$d/cenv.$r" ;;
-        gds) sed -i '/^PMIX_GDS_MODULE=/d' "$d/cenv.$r"; echo PMIX_GDS_MODULE=hash >>"$d/cenv.$r" ;;
+      case "$variant:$setting" in
+        buffer:client-fully) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r"; echo PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC >>"$d/cenv.$r" ;;
+        buffer:server-fully-client-default) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r" ;;
+        gds:*) sed -i '/^PMIX_GDS_MODULE=/d' "$d/cenv.$r"; echo "PMIX_GDS_MODULE=$setting" >>"$d/cenv.$r" ;;
+        psec:*) sed -i '/^PMIX_SECURITY_MODE=/d' "$d/cenv.$r"; echo "PMIX_SECURITY_MODE=$setting" >>"$d/cenv.$r" ;;
       esac
       ( set +e; mapfile -t e <"$d/cenv.$r"
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${e[@]}" \
@@ -206,13 +239,15 @@ run_cell() {
   fi
   bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
   kill "${tpids[@]}" 2>/dev/null || true; wait "${tpids[@]}" 2>/dev/null || true
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" >>"$cells"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" "$setting" >>"$cells"
   local f="$d/out.0"; [ "$kind" = tool ] && f="$d/tool.out"
   local total okc comp
   total="$(grep -c '^OP ' "$f" 2>/dev/null || true)"; okc="$(grep -c '^OP [^ ]* 0 ' "$f" 2>/dev/null || true)"
   comp="$(head -n1 "$d/tap.jsonl" 2>/dev/null | grep -o '"bfrops":"[^"]*"' | cut -d'"' -f4 || true)"
-  line="[$n] $kind $crel -> $server ($variant${forced:+ $forced}): ${okc:-0}/${total:-0} operations succeeded, component ${comp:-none}"
-  echo "live-matrix: ${line// -)/)}" >&2
+  local label="$variant"
+  [ "$forced" = - ] || label="$label $forced"
+  [ "$setting" = - ] || [ "$setting" = "$forced" ] || label="$label $setting"
+  echo "live-matrix: [$n] $kind $crel -> $server ($label): ${okc:-0}/${total:-0} operations succeeded, component ${comp:-none}" >&2
 }
 
 for server in ${servers//,/ }; do
@@ -236,9 +271,31 @@ for server in ${servers//,/ }; do
       top="${common##* }"
       for c in $common; do [ "$c" = "$top" ] || run_cell "$server" "$crel" force "$c"; done
     fi
-    has "$variants" buffer && run_cell "$server" "$crel" buffer -
-    has "$variants" gds && run_cell "$server" "$crel" gds -
+    if has "$variants" buffer; then
+      run_cell "$server" "$crel" buffer - client-fully
+      # only a plain server is started by us, so only it can be told to advertise
+      case "$server" in
+        plain-*)
+          run_cell "$server" "$crel" buffer - server-fully
+          run_cell "$server" "$crel" buffer - server-fully-client-default
+          ;;
+      esac
+    fi
+    if has "$variants" gds; then
+      for m in $(gds_of "$crel"); do run_cell "$server" "$crel" gds - "$m"; done
+    fi
+    if has "$variants" psec; then
+      for m in $(psec_extra_of "$crel"); do run_cell "$server" "$crel" psec - "$m"; done
+    fi
   done
+  if has "$variants" peer; then
+    # pmix-peer speaks every component; the server decides which it accepts
+    scomps="$(comps_of "$srel")"; [ "$srel" = native ] && scomps="v20 v21 v3 v4 v41 v51 v61"
+    top="${scomps##* }"
+    for c in $scomps; do
+      if [ "$c" = "$top" ]; then run_cell "$server" pmix-peer peer - "$c"; else run_cell "$server" pmix-peer peer "$c" "$c"; fi
+    done
+  fi
   if [ -n "$slurm" ]; then
     bash "$live/slurm.sh" stop --slurm "$slurm" || die "Slurm ${server#slurm-} did not stop cleanly"
     slurm=""
@@ -258,6 +315,12 @@ ver_of() {
   printf '{"date": "%s", "host": "%s", "command": "%s", "releases": {' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -srm)" "$cmdline"
   sep=""
   for r in ${clients//,/ }; do printf '%s"%s": "%s"' "$sep" "$r" "$(ver_of "$r")"; sep=", "; done
+  has "$variants" peer && printf '%s"pmix-peer": "this repository'"'"'s pmix-peer (%s)"' "$sep" "$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
+  for s in 24.11.5 22.05.8; do
+    has "$servers" "slurm-$s" || continue
+    suite=bookworm; [ "$s" = 24.11.5 ] && suite=trixie
+    printf '%s"slurm-%s": "own %s root: %s"' "$sep" "$s" "$suite" "$(cat "$cache/slurm/$suite/.pmix-wire-slurm-ready" 2>/dev/null)"
+  done
   has "$servers" prrte-5.0.0rc1 && printf '%s"prrte": "sid root libprrte-bin %s"' "$sep" "$(chroot "$(bash "$peers" root 7.0.0rc1)" dpkg-query -W -f '${Version}' libprrte-bin)"
   printf '}}\n'
 } >"$work/provenance.json"

@@ -17,6 +17,7 @@
 pub use pmix_ptl::{command, conversation, frame, handshake, rendezvous};
 pub mod conn;
 pub mod hostile;
+pub mod live;
 pub mod scenario;
 
 /// What can go wrong talking to a server: the PTL layer's error, under this crate's name.

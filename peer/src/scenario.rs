@@ -140,7 +140,7 @@ impl Report {
 }
 
 /// The key strings used here (OpenPMIx `include/pmix_common.h`).
-fn key(name: &str) -> &'static str {
+pub(crate) fn key(name: &str) -> &'static str {
     match name {
         "PMIX_QUERY_PROC_TABLE" => "pmix.qry.ptable",
         "PMIX_QUERY_NAMESPACES" => "pmix.qry.ns",
@@ -154,7 +154,7 @@ fn key(name: &str) -> &'static str {
     }
 }
 
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::String(Some(t)) => t.to_string(),
         Value::DataArray(a) => a.values.iter().map(text).collect::<Vec<_>>().join(","),

@@ -159,3 +159,43 @@ fn plain_openpmix_7_server_as_v61_v51_v41_tool() {
         "{log}"
     );
 }
+
+#[test]
+fn pmix_peer_live_runs_the_live_matrix_tool_operations_against_the_plain_server() {
+    if sid_root().is_none() {
+        return missing(
+            "OpenPMIx 7.0.0rc1 sid root is MISSING: run `bash tools/peers.sh make 7.0.0rc1` \
+             (needs root); the live tool operations test",
+        );
+    }
+    let server = PlainServer::start();
+    for (component, how) in [
+        (Component::V61, "as ALLOC_INHERIT (type 75)"),
+        (Component::V41, "as UINT8"),
+    ] {
+        let lines = pmix_peer::live::tool_ops(
+            &server.uri,
+            component,
+            &format!("plain-live-{}", component.name()),
+        );
+        let ops: Vec<&str> = lines.iter().map(|l| l.op).collect();
+        assert_eq!(
+            ops,
+            ["init", "query", "allocation-inherit", "finalize"],
+            "{lines:?}"
+        );
+        assert_eq!(lines[0].status, 0, "{lines:?}");
+        // no host query upcall: the library answers an unresolved query with UNREACH
+        assert_eq!(lines[1].status, -25, "{lines:?}");
+        assert_eq!(lines[2].status, 0, "{lines:?}");
+        assert!(lines[2].observed.contains(how), "{lines:?}");
+        assert!(
+            lines[2].observed.contains("pmix.alloc.id=plain."),
+            "{lines:?}"
+        );
+        assert_eq!(lines[3].status, 0, "{lines:?}");
+        assert!(lines[2]
+            .to_string()
+            .starts_with("OP allocation-inherit 0 PMIX_SUCCESS "));
+    }
+}

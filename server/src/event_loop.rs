@@ -65,7 +65,8 @@ enum Phase {
 
 struct Conn {
     id: u32,
-    stream: TcpStream,
+    /// The socket (its writing half shares it: one descriptor per connection).
+    stream: Arc<TcpStream>,
     phase: Phase,
     /// Bytes received and not yet consumed (at most one frame and a read chunk).
     input: Vec<u8>,
@@ -98,7 +99,7 @@ pub fn run(sh: Arc<Shared>) {
             stream.set_write_timeout(Some(Duration::from_secs(30))).ok();
             conns.push(Conn {
                 id,
-                stream,
+                stream: Arc::new(stream),
                 phase: Phase::Connecting(Instant::now() + sh.config.handshake),
                 input: Vec::new(),
             });
@@ -162,7 +163,7 @@ fn wait(sh: &Shared, conns: &[Conn]) -> Vec<(usize, PollFlags)> {
         if queued > 0 {
             want |= PollFlags::OUT;
         }
-        fds.push(PollFd::new(&c.stream, want));
+        fds.push(PollFd::new(&*c.stream, want));
     }
     match poll(&mut fds, timeout.as_ref()) {
         Ok(_) => {}
@@ -185,7 +186,7 @@ fn wait(sh: &Shared, conns: &[Conn]) -> Vec<(usize, PollFlags)> {
 
 /// Read what the socket holds (one chunk at most); `false` when the peer is gone.
 fn receive(c: &mut Conn, chunk: &mut [u8]) -> bool {
-    match recv(&c.stream, &mut *chunk, RecvFlags::DONTWAIT) {
+    match recv(&*c.stream, &mut *chunk, RecvFlags::DONTWAIT) {
         Ok((_, 0)) => false,
         Ok((_, n)) => {
             c.input.extend_from_slice(&chunk[..n]);
@@ -240,12 +241,10 @@ fn answer(sh: &Arc<Shared>, c: &mut Conn) -> bool {
         let (hdr, body) = (&rest[..HEADER_LEN], &rest[HEADER_LEN..end]);
         used += end;
         match &c.phase {
-            Phase::Connecting(_) => {
-                match crate::server::admit(sh, &mut c.stream, c.id, hdr, body) {
-                    Some(peer) => c.phase = Phase::Serving(Box::new(peer)),
-                    None => break false,
-                }
-            }
+            Phase::Connecting(_) => match crate::server::admit(sh, &c.stream, c.id, hdr, body) {
+                Some(peer) => c.phase = Phase::Serving(Box::new(peer)),
+                None => break false,
+            },
             Phase::Serving(peer) => {
                 if sh.config.record {
                     sh.log(

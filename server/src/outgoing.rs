@@ -63,7 +63,7 @@ struct Queue {
 
 /// The writing half of one connection, shared by whoever answers on it.
 pub struct Outgoing {
-    stream: TcpStream,
+    stream: Arc<TcpStream>,
     queue: Mutex<Queue>,
     waker: Arc<Waker>,
 }
@@ -94,9 +94,9 @@ fn send_now(stream: &TcpStream, buf: &[u8]) -> std::io::Result<usize> {
 }
 
 impl Outgoing {
-    /// The writing half over `stream` (a clone of the connection's socket); `waker` tells
-    /// the event loop when something starts waiting.
-    pub fn new(stream: TcpStream, waker: Arc<Waker>) -> Outgoing {
+    /// The writing half of the connection `stream` (shared with the event loop, which
+    /// reads it); `waker` tells the loop when something starts waiting.
+    pub fn new(stream: Arc<TcpStream>, waker: Arc<Waker>) -> Outgoing {
         Outgoing {
             stream,
             queue: Mutex::new(Queue::default()),
@@ -199,7 +199,7 @@ mod tests {
     #[test]
     fn a_reader_that_does_not_read_gets_a_queue_then_is_cut_off() {
         let (ours, theirs) = pair();
-        let out = Outgoing::new(ours, Arc::new(Waker::new().unwrap()));
+        let out = Outgoing::new(Arc::new(ours), Arc::new(Waker::new().unwrap()));
         let frame = vec![7u8; 1 << 20];
         let mut sent = 0usize;
         // never blocks: what the socket does not take waits, up to the bound
@@ -223,7 +223,10 @@ mod tests {
     #[test]
     fn queued_frames_arrive_whole_and_in_order_once_the_peer_reads() {
         let (ours, mut theirs) = pair();
-        let out = Arc::new(Outgoing::new(ours, Arc::new(Waker::new().unwrap())));
+        let out = Arc::new(Outgoing::new(
+            Arc::new(ours),
+            Arc::new(Waker::new().unwrap()),
+        ));
         let frames: Vec<Vec<u8>> = (0..12u8).map(|i| vec![i; 1_000_000]).collect();
         for f in &frames {
             out.send(f.clone()).unwrap();

@@ -63,7 +63,11 @@ impl Server {
                 if sh.stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(stream) = stream else { continue };
+                let Ok(stream) = stream else {
+                    // out of descriptors, say: wait a little rather than spin
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
                 if sh.open.load(Ordering::SeqCst) >= sh.config.max_connections {
                     drop(stream); // bounded: a connection over the limit is closed at once
                     continue;
@@ -184,17 +188,17 @@ pub fn release_of(version: &str) -> Release {
     }
 }
 
-fn refuse(sh: &Shared, stream: &mut TcpStream, conn: u32, status: Status) {
+fn refuse(sh: &Shared, stream: &TcpStream, conn: u32, status: Status) {
     let bytes = status.0.to_be_bytes();
     sh.log(conn, None, Direction::Sent, "connect-reply", bytes.to_vec());
-    let _ = std::io::Write::write_all(stream, &bytes);
+    let _ = std::io::Write::write_all(&mut &*stream, &bytes);
 }
 
 /// Answer the connect message (`hdr`, whose length the caller checked, and `body`) of
 /// connection `conn`; `None` if the peer was refused or dropped.
 pub(crate) fn admit(
     sh: &Arc<Shared>,
-    stream: &mut TcpStream,
+    stream: &Arc<TcpStream>,
     conn: u32,
     hdr: &[u8],
     body: &[u8],
@@ -309,11 +313,9 @@ pub(crate) fn admit(
         "connect-reply",
         reply.clone(),
     );
-    let sent = std::io::Write::write_all(stream, &reply);
-    let writer = stream
-        .try_clone()
-        .map(|s| -> Writer { Arc::new(Outgoing::new(s, sh.event_loop.waker.clone())) });
-    let (Ok(()), Ok(writer)) = (sent, writer) else {
+    let sent = std::io::Write::write_all(&mut &**stream, &reply);
+    let writer: Writer = Arc::new(Outgoing::new(stream.clone(), sh.event_loop.waker.clone()));
+    let Ok(()) = sent else {
         if state.is_none() {
             // a tool the host admitted leaves at once
             sh.host

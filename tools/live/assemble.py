@@ -10,7 +10,8 @@ finalize, and no cell had a harness error (a wire tap that did not start, an unr
 line in a tap's log). Cross-release failures are findings, never a reason to fail.
 
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
-variant, forced component ('-' when none), the cell's folder. A folder holds out.R
+variant, forced component ('-' when none), the cell's folder, and the variant's setting
+('-' when none: the buffer case, the gds module, the psec module). A folder holds out.R
 (rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
 tap.jsonl (the wire tap's connect messages). The format is the one `tools/src/live/`
 reads (no field beyond it): operations are listed in the order they ran, so one a client
@@ -95,22 +96,44 @@ def harness_errors(folder):
         return []
 
 
-VARIANT_NOTES = {
-    "buffer": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
-    "gds": "the client was told PMIX_GDS_MODULE=hash",
+BUFFER_NOTES = {
+    "client-fully": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    # older runs wrote no setting for the buffer variant: it was this case
+    "-": "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+    "server-fully": "the server was started fully-described (PMIX_BFROP_BUFFER_TYPE="
+                    "PMIX_BFROP_BUFFER_FULLY_DESC) and the client given its advertisement",
+    "server-fully-client-default": "the server was started fully-described and advertised it; "
+                                   "the client's PMIX_BFROP_BUFFER_TYPE was removed (its own default)",
 }
 
 
+def variant_note(variant, setting):
+    """what the variant told the client (or the server), for the cell's note"""
+    if variant == "buffer":
+        return BUFFER_NOTES.get(setting, "buffer case " + setting)
+    if variant == "gds":
+        return "the client was told PMIX_GDS_MODULE=%s" % ("hash" if setting == "-" else setting)
+    if variant == "psec":
+        return "the client was told PMIX_SECURITY_MODE=%s%s" % (
+            setting, " (no munged runs on this machine)" if setting == "munge" else "")
+    return None
+
+
 def cell(fields):
-    client_release, kind, server, server_release, variant, forced, folder = fields
+    client_release, kind, server, server_release, variant, forced, folder = fields[:7]
+    setting = fields[7] if len(fields) > 7 else "-"
     expected = CLIENT_OPS if kind == "client" else TOOL_OPS
     out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
     got = read_ops(out)
     notes = []
-    if forced != "-":
+    if variant == "peer":
+        notes.append("pmix-peer (this repository's native tool) spoke %s%s" % (
+            setting, ", an older component than the server's newest" if forced != "-" else ""))
+    elif forced != "-":
         notes.append("only PMIX_SERVER_URI of %s was left: the client was forced to %s" % (forced, forced))
-    if variant in VARIANT_NOTES:
-        notes.append(VARIANT_NOTES[variant])
+    told = variant_note(variant, setting)
+    if told:
+        notes.append(told)
     ops = [got[name] for name in expected if name in got]
     missing = [name for name in expected if name not in got]
     if missing:
@@ -171,7 +194,7 @@ def main():
     with open(args[0]) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if len(fields) == 7:
+            if len(fields) in (7, 8):
                 cells.append(cell(fields))
     prov = json.load(open(args[1]))
     doc = {"format": 1, "provenance": prov, "cells": [c for c, _, _ in cells]}

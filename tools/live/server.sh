@@ -5,7 +5,7 @@
 # resource manager's task environment is handed to a process).
 #
 #   bash tools/live/server.sh start SERVER --dir DIR [--np 2] [--timeout 120]
-#       [--dvm DVMDIR] [--slurm SLURMDIR]
+#       [--dvm DVMDIR] [--slurm SLURMDIR] [--buffer fully]
 #     SERVER is one of
 #       plain-RELEASE    peer/servers/plain-server.c built against RELEASE (4.2.2 5.0.7
 #                        6.0.0 6.1.0 7.0.0rc1) by tools/live/build.sh, in job mode
@@ -14,6 +14,9 @@
 #       pmix-server      `pmix-server launch -n NP --env-only` (target/release)
 #       slurm-24.11.5    an `srun --mpi=pmix -N NP` step of env holders on the cluster of
 #       slurm-22.05.8    SLURMDIR (tools/live/slurm.sh start)
+#     --buffer fully (plain servers only): the server is started with
+#       PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC, so it uses and advertises the
+#       fully-described buffer type.
 #     DIR must lie under the shared folder (PMIX_LIVE_SHARED, default /tmp/pmix-live). Writes
 #       DIR/env.R    rank R's PMIX_* environment, KEY=VALUE lines
 #       DIR/uri      the URI a tool connects to (line 1), when the server takes tools
@@ -36,7 +39,7 @@ usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 server=""
 if [ "$cmd" = start ]; then server="${1:?start SERVER --dir DIR}"; shift; fi
-dir="" np=2 timeout="" dvm="" slurm=""
+dir="" np=2 timeout="" dvm="" slurm="" buffer=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:?}"; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="${2:?}"; shift 2 ;;
     --dvm) dvm="${2:?}"; shift 2 ;;
     --slurm) slurm="${2:?}"; shift 2 ;;
+    --buffer) buffer="${2:?}"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -83,12 +87,19 @@ case "$cmd" in
     mkdir -p "$dir"; dir="$(cd "$dir" && pwd)"
     case "$dir/" in "$shared"/*) ;; *) die "--dir must lie under $shared (got $dir)" ;; esac
     rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done"
+    [ -z "$buffer" ] || case "$server" in plain-*) ;; *) die "--buffer is for plain servers only" ;; esac
     case "$server" in
       plain-*)
         rel="${server#plain-}"
         bin="$(bash "$here/build.sh" "$rel")/plain-server"
         # the server exits by itself once every rank has finalized (or after the timeout)
-        setsid "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
+        senv=()
+        case "$buffer" in
+          "") ;;
+          fully) senv=(PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC) ;;
+          *) die "--buffer: only 'fully'" ;;
+        esac
+        setsid env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
         echo $! >"$dir/pid"
         await_envs ""
         i=0; while [ ! -s "$dir/uri" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

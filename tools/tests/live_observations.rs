@@ -101,3 +101,106 @@ fn same_release_cells_completed_and_were_seen_on_the_wire() {
         }
     }
 }
+
+/// The cells of `client` against `server` whose note contains `said`.
+fn cells_saying<'a>(
+    o: &'a Observations,
+    client: &str,
+    server: &str,
+    said: &str,
+) -> Vec<&'a pmix_wire::live::LiveCell> {
+    o.cells
+        .iter()
+        .filter(|c| c.client_release == client && c.server == server)
+        .filter(|c| c.note.as_deref().is_some_and(|n| n.contains(said)))
+        .collect()
+}
+
+#[test]
+fn the_buffer_gds_and_psec_dimensions_were_measured_for_every_release() {
+    let o = observations();
+    let gds = |r: &str| match r {
+        "4.2.2" => vec!["ds12", "ds21", "hash"],
+        "7.0.0rc1" => vec!["shmem3", "hash"],
+        _ => vec!["shmem2", "hash"],
+    };
+    let psec = |r: &str| match r {
+        "4.2.2" => vec!["munge"],
+        "5.0.7" => vec!["munge", "none"],
+        _ => vec!["none"],
+    };
+    for r in RELEASES {
+        let plain = format!("plain-{r}");
+        for m in gds(r) {
+            let said = format!("PMIX_GDS_MODULE={m}");
+            assert!(
+                !cells_saying(&o, r, &plain, &said).is_empty(),
+                "{r}: no {said} cell"
+            );
+        }
+        for m in psec(r) {
+            let said = format!("PMIX_SECURITY_MODE={m}");
+            assert!(
+                !cells_saying(&o, r, &plain, &said).is_empty(),
+                "{r}: no {said} cell"
+            );
+        }
+        for said in [
+            "the server was started fully-described (",
+            "the client's PMIX_BFROP_BUFFER_TYPE was removed",
+            "the client was told PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC",
+        ] {
+            assert!(
+                !cells_saying(&o, r, &plain, said).is_empty(),
+                "{r}: no cell where {said}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pmix_peer_is_a_tool_row_in_every_component_of_every_server() {
+    let o = observations();
+    assert!(
+        o.provenance.releases.contains_key("pmix-peer"),
+        "provenance of pmix-peer"
+    );
+    let offers = |server: &str| -> Vec<&str> {
+        match server {
+            "plain-4.2.2" | "plain-5.0.7" | "slurm-24.11.5" | "slurm-22.05.8" => {
+                vec!["v20", "v21", "v3", "v4", "v41"]
+            }
+            "plain-6.0.0" => vec!["v20", "v21", "v3", "v4", "v41", "v51"],
+            "plain-6.1.0" | "pmix-server" => vec!["v20", "v21", "v3", "v4", "v41", "v51", "v61"],
+            _ => vec!["v21", "v3", "v4", "v41", "v51", "v61"],
+        }
+    };
+    let mut servers: Vec<String> = RELEASES.iter().map(|r| format!("plain-{r}")).collect();
+    servers.extend(
+        [
+            "prrte-5.0.0rc1",
+            "pmix-server",
+            "slurm-24.11.5",
+            "slurm-22.05.8",
+        ]
+        .map(String::from),
+    );
+    for s in &servers {
+        for c in offers(s) {
+            let said = format!("pmix-peer (this repository's native tool) spoke {c}");
+            // "spoke v4" must not be met by "spoke v41": the note part ends there or at a comma
+            let spoke = |n: &str| {
+                n.split("; ")
+                    .any(|p| p == said || p.starts_with(&format!("{said},")))
+            };
+            let cells = cells_saying(&o, "pmix-peer", s, &said);
+            assert!(
+                cells
+                    .iter()
+                    .any(|x| x.client_kind == ClientKind::Tool
+                        && x.note.as_deref().is_some_and(spoke)),
+                "no pmix-peer {c} tool cell against {s}"
+            );
+        }
+    }
+}

@@ -45,7 +45,7 @@ impl<'a, O: Observer> Dec<'a, O> {
     ) -> Result<(usize, Plan)> {
         self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
-        self.buffer_prologue(ty, count_at)?;
+        self.buffer_prologue(ty, n, count_at)?;
         let take = n.min(capacity);
         let plan = self.plan(ty, take)?;
         if plan != Plan::Pointers {
@@ -69,7 +69,7 @@ impl<'a, O: Observer> Dec<'a, O> {
         let ty = DataType::BYTE_OBJECT;
         self.enter(Seg::Type(ty));
         let (n, count_at) = self.call_header(ty, capacity)?;
-        self.buffer_prologue(ty, count_at)?;
+        self.buffer_prologue(ty, n, count_at)?;
         // `values(BYTE_OBJECT, n)`: in every family one `leaf`, i.e. one SIZE-prefixed slice,
         // per value.
         let take = n.min(capacity);
@@ -190,12 +190,12 @@ impl<'a, O: Observer> Dec<'a, O> {
         count_at: usize,
         out: &mut Vec<Value>,
     ) -> Result<()> {
-        self.buffer_prologue(ty, count_at)?;
+        self.buffer_prologue(ty, n, count_at)?;
         self.values_into(ty, n, out)
     }
 
-    /// `pack_buffer`'s tag, the registration check and quirk U6, before a call's values.
-    fn buffer_prologue(&mut self, ty: DataType, count_at: usize) -> Result<()> {
+    /// `pack_buffer`'s tag, the registration check and quirk U6, before a call's `n` values.
+    fn buffer_prologue(&mut self, ty: DataType, n: usize, count_at: usize) -> Result<()> {
         self.check_buffer_tag(ty)?;
         if !self.comp.registers(ty, self.rel) {
             return Err(err(
@@ -204,12 +204,17 @@ impl<'a, O: Observer> Dec<'a, O> {
                 format!("{} does not register {}", self.comp, ty),
             ));
         }
-        // Quirk U6: the modern integer unpacker refuses an empty buffer before the loop.
+        // Quirk U6: the modern integer unpacker refuses an empty buffer before the loop. With
+        // values to read that is plain truncation; only an empty record is the quirk.
         if self.fam == Family::Modern && self.r.remaining() == 0 && quirks::modern_int_entry(ty) {
             return Err(err(
                 Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
                 count_at,
-                "empty buffer at an integer record",
+                if n == 0 {
+                    "empty integer record at the end of the buffer (quirk U6)"
+                } else {
+                    "the buffer ends before the integer record's values"
+                },
             ));
         }
         Ok(())

@@ -4,10 +4,12 @@
 //! pmix-peer connect --uri FILE [-c v61] [--needs-id] [--json]
 //! pmix-peer run     --uri FILE [-c v61] --node n3 [--json] [-- /bin/sleep 5]
 //! pmix-peer matrix  --uri FILE --node n3 [--json]
+//! pmix-peer live    --uri FILE [-c v61] [--nspace N]
 //! ```
 //! `connect` performs the handshake and prints what the server said; `run` performs the
 //! issue-15 acceptance conversation (allocation with inheritance, spawn into it, proc
-//! table, finalize); `matrix` runs it for every component (v12 ... v61) and prints a table.
+//! table, finalize); `matrix` runs it for every component (v12 ... v61) and prints a table;
+//! `live` runs the live interop matrix's tool operations (`tools/live-matrix.sh`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,6 +112,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// The live matrix's tool operations (init, query, allocation with inheritance,
+    /// finalize), one `OP name status status_name observed` line each.
+    Live {
+        /// The server's URI file (first line: the URI).
+        #[arg(long)]
+        uri: PathBuf,
+        /// Client bfrops component.
+        #[arg(short, long, default_value = "v61")]
+        component: String,
+        /// Tool nspace (given id, rank 0).
+        #[arg(long, default_value = "pmix-peer")]
+        nspace: String,
+    },
     /// `run` for every component (v12 ... v61); one line each.
     Matrix {
         /// The server's URI file.
@@ -169,6 +184,24 @@ fn main() -> ExitCode {
 
 fn real_main(cli: Cli) -> Result<ExitCode, String> {
     match cli.cmd {
+        Cmd::Live {
+            uri,
+            component: c,
+            nspace,
+        } => {
+            let c = component(&c)?;
+            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let lines = pmix_peer::live::tool_ops(&server, c, &nspace);
+            for l in &lines {
+                println!("{l}");
+            }
+            let ok = lines.iter().all(|l| l.status == 0);
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Cmd::Connect {
             uri,
             component: c,

@@ -71,11 +71,21 @@ pub(super) fn finish(
     }
     notes.extend(flag_notes(&drafts));
     let mut used = HashSet::new();
+    let current: HashSet<String> = drafts.iter().map(|d| d.comment.clone()).collect();
     let tests: Vec<Vector> = drafts
         .into_iter()
         .map(|d| {
-            let id = match old.get(d.comment.as_str()) {
-                Some(&id) if used.insert(id) => id,
+            // A comment refined by `; ...` clauses keeps the id it had without them, unless
+            // that shorter comment is still a vector of its own.
+            let refined = d
+                .comment
+                .rmatch_indices("; ")
+                .map(|(at, _)| &d.comment[..at]);
+            let id = std::iter::once(d.comment.as_str())
+                .chain(refined.filter(|c| !current.contains(*c)))
+                .find_map(|c| old.get(c).copied());
+            let id = match id {
+                Some(id) if used.insert(id) => id,
                 _ => {
                     let id = next;
                     next += 1;

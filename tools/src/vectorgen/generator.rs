@@ -402,6 +402,7 @@ impl<'a> Gen<'a> {
         };
         match got {
             Unpacked::Err { status, index } => {
+                let comment = naming_u6(self.codec(), comment, &wire, types);
                 self.invalid_decode(comment, wire, types, fl, None, status, index)
             }
             Unpacked::Ok(_) => match (hardening, codec_unpack(self.codec(), &wire, types)) {
@@ -528,6 +529,21 @@ impl<'a> Gen<'a> {
             }
             _ => None,
         }
+    }
+}
+
+/// The quirk id a comment names when the refusal is quirk U6's.
+pub(super) const U6: &str = "U6-empty-int-record-at-end";
+
+/// `comment`, saying so when what the reference decoder refuses in `wire` is an empty
+/// integer record at the end of the buffer (quirk U6) and the comment does not yet: the
+/// input's own defect (a truncation, a bad flex integer) is then not what is refused.
+fn naming_u6(codec: Codec, comment: String, wire: &[u8], types: &[DataType]) -> String {
+    match codec.decode(wire, types) {
+        Err(e) if e.reason.contains("quirk U6") && !comment.contains(U6) => format!(
+            "{comment}; what is refused is the empty integer record at the end of the buffer (quirk {U6})"
+        ),
+        _ => comment,
     }
 }
 

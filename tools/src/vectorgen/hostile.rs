@@ -2,8 +2,9 @@
 //! integers, tag mismatches and the fuzz findings, each judged by the library.
 
 use super::families::{any_sample, nested_array, UNKNOWN_IDS};
-use super::generator::{field_before, Gen};
+use super::generator::{field_before, Gen, U6};
 use super::judge::Packed;
+use super::nesting::gen_info_array_nesting;
 use pmix_codec::vectors::Outcome;
 use pmix_codec::*;
 use std::collections::{BTreeSet, HashSet};
@@ -369,15 +370,21 @@ pub(super) fn gen_hostile(g: &mut Gen) {
                 w.extend(g.tag(t.0));
             }
             w.push(0);
-            g.hostile(
-                format!(
-                    "flex count of a {t} record {what}: {}",
-                    crate::hex::encode(&payload)
-                ),
-                w,
-                &[t],
-                &["BadFlexInteger"],
+            let mut comment = format!(
+                "flex count of a {t} record {what}: {}",
+                crate::hex::encode(&payload)
             );
+            // The record's 00 follows the payload: where it ends the count (an over-long
+            // 0), what is refused is the empty record at the end (quirk U6), not the
+            // payload's own defect. Said as the reference decoder finds it.
+            if let Err(e) = g.codec().decode(&w, &[t]) {
+                if e.reason.contains("quirk U6") {
+                    comment.push_str(&format!(
+                        "; the record's 00 after it ends the count (0, over-long), and what is refused is the empty record at the end (quirk {U6})",
+                    ));
+                }
+            }
+            g.hostile(comment, w, &[t], &["BadFlexInteger"]);
         }
     }
 
@@ -406,6 +413,9 @@ pub(super) fn gen_hostile(g: &mut Gen) {
             }
         }
     }
+
+    // 8b. INFO_ARRAY nested past the cap, as the unpacker reads it (VALUE in INFO_ARRAY)
+    gen_info_array_nesting(g);
 
     // 9. described buffers: tag mismatches
     if g.kind == BufferKind::FullyDescribed {

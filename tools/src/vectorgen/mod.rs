@@ -27,6 +27,7 @@ mod judge;
 mod library;
 mod master;
 pub mod matrix;
+mod nesting;
 mod progress;
 mod recordings;
 
