@@ -4,34 +4,14 @@
 //! Run: `cargo run -p pmix-codec --example replay_vectors [DIR_OR_FILE ...]`
 //! (default: the repository's `vectors/`). Exits 1 when a vector fails.
 
-use pmix_codec::vectors::{check_vector, VectorFile};
+use pmix_codec::vectors::{check_vector, vector_paths, VectorFile};
 use std::path::{Path, PathBuf};
-
-fn files(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .expect("readable directory")
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for e in entries {
-            // vectors/live/ holds the live matrix's observations, not vector files
-            // (vectors/live/README.md)
-            if e.is_dir() && e.file_name().is_some_and(|n| n == "live") {
-                continue;
-            }
-            files(&e, out);
-        }
-    } else if path.extension().is_some_and(|e| e == "json") {
-        out.push(path.to_path_buf());
-    }
-}
 
 /// Replay every vector under `roots`; returns (passed, failed).
 pub fn replay(roots: &[PathBuf]) -> (usize, usize) {
     let mut list = Vec::new();
     for r in roots {
-        files(r, &mut list);
+        list.extend(vector_paths(r).unwrap_or_else(|e| panic!("{}: {e}", r.display())));
     }
     let (mut passed, mut failed) = (0, 0);
     for path in list {

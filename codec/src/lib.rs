@@ -35,6 +35,7 @@ mod encode;
 pub mod error;
 pub mod float;
 pub mod json;
+pub mod lossy;
 pub mod observe;
 pub mod preg;
 pub mod quirks;

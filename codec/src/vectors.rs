@@ -5,6 +5,33 @@
 use crate::json;
 use crate::{BufferKind, Codec, Component, DataType, Item, Release, Status};
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The folder of `vectors/` that holds the live interop matrix's observations
+/// (`vectors/live/README.md`): JSON, but not vector files, so every walker leaves it out.
+pub const OBSERVATIONS_DIR: &str = "live";
+
+/// Every vector file (`*.json`) under `dir`, recursively, sorted by path, leaving out
+/// [`OBSERVATIONS_DIR`]. A file named directly is returned as it is.
+pub fn vector_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        if p.is_dir() {
+            for e in std::fs::read_dir(p)? {
+                let e = e?.path();
+                if !(e.is_dir() && e.file_name().is_some_and(|n| n == OBSERVATIONS_DIR)) {
+                    walk(&e, out)?;
+                }
+            }
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p.to_path_buf());
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out)?;
+    out.sort();
+    Ok(out)
+}
 
 /// The schema identifier written in every file.
 pub const SCHEMA: &str = "pmix-wire-vectors/1";

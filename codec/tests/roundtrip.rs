@@ -3,8 +3,7 @@
 //! documented lossy legacy mappings normalised first). Round trips prove self-consistency
 //! only; byte compatibility is judged by the differential suite against libpmix.
 
-use pmix_codec::float::{format_percent_f, parse_strtod, parse_strtof};
-use pmix_codec::quirks;
+use pmix_codec::lossy::{normalise, same, top_level_types, value_types, Context as Ctx};
 use pmix_codec::*;
 use proptest::prelude::*;
 
@@ -29,29 +28,6 @@ fn coord() -> impl Strategy<Value = Coord> {
 }
 fn f32s() -> impl Strategy<Value = f32> {
     prop_oneof![any::<f32>(), -1e6f32..1e6f32]
-}
-
-#[derive(Clone, Copy)]
-struct Ctx {
-    comp: Component,
-    rel: Release,
-}
-
-fn value_types(ctx: Ctx) -> Vec<DataType> {
-    let mut v: Vec<DataType> = ctx
-        .comp
-        .registered_types(ctx.rel)
-        .into_iter()
-        .filter(|t| match ctx.comp.family() {
-            Family::Legacy12 => quirks::V12_VALUE_TYPES.contains(t) && *t != DataType::DATA_ARRAY,
-            Family::Legacy20 => quirks::V20_VALUE_TYPES.contains(t),
-            _ => !quirks::VALUE_REFUSED_TYPES.contains(t) && *t != DataType::DATA_BUFFER,
-        })
-        .collect();
-    if ctx.comp.family() != Family::Legacy12 {
-        v.push(DataType::UNDEF);
-    }
-    v
 }
 
 fn typed_value(ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
@@ -375,128 +351,9 @@ fn arb(ty: DataType, ctx: Ctx, depth: u32) -> BoxedStrategy<Value> {
     }
 }
 
-/// What a value becomes after a round trip through `ctx`'s component: float text, the
-/// documented lossy legacy mappings.
-fn normalise(v: &Value, ctx: Ctx, in_value: bool) -> Value {
-    let fam = ctx.comp.family();
-    let n = |x: &Value| normalise(x, ctx, false);
-    let nv = |x: &Value| normalise(x, ctx, true);
-    let ni = |i: &Info| Info {
-        key: Text::from(i.key.iter().copied().take(511).collect::<Vec<u8>>()),
-        flags: if fam == Family::Legacy12 { 0 } else { i.flags },
-        value: nv(&i.value),
-    };
-    let np = |p: &Proc| Proc {
-        nspace: Text::from(p.nspace.iter().copied().take(255).collect::<Vec<u8>>()),
-        rank: p.rank,
-    };
-    let f = |x: f32| parse_strtof(format_percent_f(x as f64).as_bytes());
-    match v {
-        Value::Float(x) => Value::Float(f(*x)),
-        Value::Double(x) => Value::Double(parse_strtod(format_percent_f(*x).as_bytes())),
-        Value::Value(x) => Value::Value(Box::new(nv(x))),
-        Value::Proc(p) => Value::Proc(np(p)),
-        Value::ProcRank(r) if in_value && fam == Family::Legacy12 => Value::Int(*r as i32),
-        Value::Info(i) => Value::Info(Box::new(ni(i))),
-        Value::InfoArray(is) => Value::InfoArray(
-            is.iter()
-                .map(|i| {
-                    if fam == Family::Legacy20 {
-                        Info {
-                            value: nv(&i.value),
-                            ..i.clone()
-                        }
-                    } else {
-                        ni(i)
-                    }
-                })
-                .collect(),
-        ),
-        Value::Pdata(p) => Value::Pdata(Box::new(Pdata {
-            proc: np(&p.proc),
-            key: Text::from(p.key.iter().copied().take(511).collect::<Vec<u8>>()),
-            value: nv(&p.value),
-        })),
-        Value::Kval(k) => Value::Kval(Box::new(Kval {
-            key: k.key.clone(),
-            value: nv(&k.value),
-        })),
-        Value::App(a) => Value::App(Box::new(App {
-            cwd: if fam == Family::Legacy12 {
-                None
-            } else {
-                a.cwd.clone()
-            },
-            info: a.info.iter().map(ni).collect(),
-            ..(**a).clone()
-        })),
-        Value::Buffer(b) if matches!(fam, Family::Legacy12 | Family::Legacy20) => {
-            Value::Buffer(Buffer {
-                kind: 0,
-                bytes: b.bytes.clone(),
-            })
-        }
-        Value::ProcInfo(p) => Value::ProcInfo(Box::new(ProcInfo {
-            proc: np(&p.proc),
-            ..(**p).clone()
-        })),
-        Value::Query(q) => Value::Query(Box::new(Query {
-            keys: q.keys.clone(),
-            qualifiers: q.qualifiers.iter().map(ni).collect(),
-        })),
-        Value::DataArray(d) => Value::array(d.ty, d.values.iter().map(n).collect()),
-        // A REGATTR description is a C argv: the library packs it up to its first NULL.
-        Value::Regattr(r) => Value::Regattr(Box::new(Regattr {
-            description: r
-                .description
-                .iter()
-                .take_while(|d| d.is_some())
-                .cloned()
-                .collect(),
-            ..(**r).clone()
-        })),
-        Value::ProcStats(p) => Value::ProcStats(Box::new(ProcStats {
-            pss: f(p.pss),
-            vsize: f(p.vsize),
-            rss: f(p.rss),
-            proc: np(&p.proc),
-            ..(**p).clone()
-        })),
-        Value::NodeStats(s) => {
-            let mut s = (**s).clone();
-            for x in s.floats.iter_mut() {
-                *x = f(*x);
-            }
-            Value::NodeStats(Box::new(s))
-        }
-        other => other.clone(),
-    }
-}
-
-/// Float text round trips turn NaN into NaN, which is not equal to itself: compare through Debug.
-fn same(a: &[Item], b: &[Item]) -> bool {
-    format!("{a:?}") == format!("{b:?}")
-}
-
 fn roundtrip_case(comp: Component, rel: Release) -> impl Strategy<Value = (DataType, Vec<Value>)> {
     let ctx = Ctx { comp, rel };
-    let tys: Vec<DataType> = comp
-        .registered_types(rel)
-        .into_iter()
-        // v12 cannot pack these at all; v12 described PROC is read back as INFO_ARRAY (quirk L1).
-        .filter(|t| {
-            !(comp == Component::V12
-                && matches!(
-                    *t,
-                    DataType::POINTER
-                        | DataType::INFO_DIRECTIVES
-                        | DataType::PROC_STATE
-                        | DataType::DATA_ARRAY
-                        | DataType::PROC_INFO
-                        | DataType::QUERY
-                ))
-        })
-        .collect();
+    let tys = top_level_types(comp, rel);
     proptest::sample::select(tys)
         .prop_flat_map(move |t| (Just(t), proptest::collection::vec(arb(t, ctx, 0), 0..4)))
 }

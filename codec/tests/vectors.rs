@@ -10,7 +10,7 @@ use pmix_codec::*;
 use serde_json::Value as J;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors")
@@ -18,31 +18,20 @@ fn vectors_dir() -> PathBuf {
 
 /// Every `*.json` under `vectors/` (relative path, text), sorted.
 fn files() -> Vec<(String, String)> {
-    fn walk(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            // vectors/live/ holds observations of the live matrix, not vector files.
-            if p.is_dir() && p.file_name().is_some_and(|n| n == "live") {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, base, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let rel = p
-                    .strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, std::fs::read_to_string(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&vectors_dir(), &vectors_dir(), &mut out);
+    let base = vectors_dir();
+    let out: Vec<(String, String)> = pmix_codec::vectors::vector_paths(&base)
+        .unwrap_or_else(|e| panic!("{}: {e}", base.display()))
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&p).unwrap();
+            (rel, text)
+        })
+        .collect();
     assert!(
         !out.is_empty(),
         "no vector files under {}",

@@ -142,27 +142,8 @@ pub fn load_dir_on(
     filter: Option<&str>,
     threads: usize,
 ) -> Result<Vec<VectorSet>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let rd =
-            std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        entries.sort();
-        for p in entries {
-            // `live/` holds the live matrix's observations, not vector files
-            // (vectors/live/README.md).
-            if p.is_dir() && p.file_name().is_some_and(|n| n == "live") {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut paths = Vec::new();
-    walk(dir, &mut paths)?;
+    let paths = pmix_codec::vectors::vector_paths(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     if paths.is_empty() {
         return Err(format!("no vector files (*.json) under {}", dir.display()));
     }

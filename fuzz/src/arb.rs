@@ -4,14 +4,7 @@
 use arbitrary::{Result, Unstructured};
 use pmix_codec::*;
 
-/// The component and release the values are for.
-#[derive(Clone, Copy, Debug)]
-pub struct Ctx {
-    /// Component.
-    pub comp: Component,
-    /// Release profile.
-    pub rel: Release,
-}
+use crate::Ctx;
 
 fn text(u: &mut Unstructured) -> Result<Text> {
     let n = u.int_in_range(0..=12usize)?;

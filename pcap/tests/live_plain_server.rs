@@ -101,14 +101,7 @@ fn live_capture_of_plain_server_conversations_decodes_as_the_peer_logged() {
     let probe = probe_type75(&server.uri, &plan);
     assert!(probe.contains("status -16"), "{probe}");
     let bytes = dump.stop();
-    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
-        std::fs::create_dir_all(&keep).unwrap();
-        std::fs::copy(
-            &file,
-            std::path::Path::new(&keep).join("plain-server-7.0.0rc1.pcap"),
-        )
-        .unwrap();
-    }
+    keep_capture("plain-server-7.0.0rc1.pcap", &std::fs::read(&file).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 
     let (events, conns) = dissect(&bytes);

@@ -49,14 +49,7 @@ fn live_capture_of_a_prrte_tool_conversation_decodes_as_the_peer_logged() {
     };
     let r = scenario::run(&uri, &plan);
     let bytes = dump.stop();
-    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
-        std::fs::create_dir_all(&keep).unwrap();
-        std::fs::copy(
-            &file,
-            std::path::Path::new(&keep).join("prrte-5.0.0rc1.pcap"),
-        )
-        .unwrap();
-    }
+    keep_capture("prrte-5.0.0rc1.pcap", &std::fs::read(&file).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
     assert!(r.accepted(&plan), "{}", r.to_json());
     let codec = Codec::new(Component::V61, BufferKind::NonDescribed);

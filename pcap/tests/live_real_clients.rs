@@ -41,21 +41,8 @@ fn capture_release(release: &str) -> usize {
     let file = client.dir.join("capture.pcap");
     let argv = launcher.argv(&["2", &client.program, "collect"]);
     let (out, bytes) = capture_run(&file, &argv, 120).expect("the capture runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{release}: {text}");
-    assert_eq!(text.matches(", 0 failures").count(), 2, "{release}: {text}");
-    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
-        std::fs::create_dir_all(&keep).unwrap();
-        std::fs::write(
-            std::path::Path::new(&keep).join(format!("openpmix-{release}-clients.pcap")),
-            &bytes,
-        )
-        .unwrap();
-    }
+    clients_passed(&out, 2, release);
+    keep_capture(&format!("openpmix-{release}-clients.pcap"), &bytes);
 
     let (infos, conns, checked) = check_client_program_capture(release, release, &bytes);
     let mut ranks = Vec::new();
@@ -92,13 +79,8 @@ fn capture_release(release: &str) -> usize {
 
 #[test]
 fn live_capture_of_real_clients_of_every_release_against_the_plain_openpmix_server() {
-    if !Tcpdump::available() {
-        return missing("tcpdump is MISSING (apt-get install tcpdump; tools/setup.sh installs it)");
-    }
-    if let Err(e) = Netns::create() {
-        return missing(&format!(
-            "no private network namespace ({e}): the capture would mix in other traffic"
-        ));
+    if let Some(why) = isolated_capture_unavailable() {
+        return missing(&why);
     }
     let mut ran = Vec::new();
     for release in ["4.2.2", "5.0.7", "6.0.0", "6.1.0", "7.0.0rc1"] {

@@ -45,21 +45,8 @@ fn capture_slurm(version: &str, release: &str) -> usize {
     );
     let bytes = dump.stop();
     let _ = std::fs::remove_dir_all(&host);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "srun: {text}");
-    assert_eq!(text.matches(", 0 failures").count(), 2, "{text}");
-    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
-        std::fs::create_dir_all(&keep).unwrap();
-        std::fs::write(
-            std::path::Path::new(&keep).join(format!("slurm-{version}-clients.pcap")),
-            &bytes,
-        )
-        .unwrap();
-    }
+    clients_passed(&out, 2, "srun");
+    keep_capture(&format!("slurm-{version}-clients.pcap"), &bytes);
     let what = format!("Slurm {version}");
     let (infos, conns, checked) = check_client_program_capture(&what, release, &bytes);
     for (info, msgs) in infos.iter().zip(&conns) {

@@ -11,11 +11,12 @@
 //! Needs tcpdump, `unshare --net` (root) and the releases of `bash tools/peers.sh list`;
 //! says so loudly for whatever is missing, and fails under CI.
 
-use std::path::Path;
-
 use pmix_pcap::conversation::{by_connection, check_reencodes, compare};
 use pmix_pcap::{ConnInfo, Event, Options, Side};
-use pmix_testsupport::{build, capture_run, missing, release_available, repo, Netns, Tcpdump};
+use pmix_testsupport::{
+    build, capture_run, clients_passed, isolated_capture_unavailable, keep_capture, missing,
+    release_available, repo,
+};
 use serde_json::Value as J;
 
 /// Launch two ranks of the client under a recording pmix-server inside a captured
@@ -47,21 +48,8 @@ fn capture_release(release: &str, forced: &[&str]) -> usize {
     argv.extend(["--".into(), client.program.clone(), "collect".into()]);
     let (out, bytes) = capture_run(&file, &argv, 120).expect("the capture runs");
     let what = format!("{release} {forced:?}");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{what}: {text}");
-    assert_eq!(text.matches(", 0 failures").count(), 2, "{what}: {text}");
-    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
-        std::fs::create_dir_all(&keep).unwrap();
-        std::fs::write(
-            Path::new(&keep).join(format!("pmix-server-{release}-clients.pcap")),
-            &bytes,
-        )
-        .unwrap();
-    }
+    clients_passed(&out, 2, &what);
+    keep_capture(&format!("pmix-server-{release}-clients.pcap"), &bytes);
 
     let recorded: Vec<J> = std::fs::read_dir(&record)
         .expect("the recorded conversations")
@@ -135,13 +123,8 @@ fn capture_release(release: &str, forced: &[&str]) -> usize {
 
 #[test]
 fn live_capture_of_real_clients_against_pmix_server_equals_its_record() {
-    if !Tcpdump::available() {
-        return missing("tcpdump is MISSING (apt-get install tcpdump; tools/setup.sh installs it)");
-    }
-    if let Err(e) = Netns::create() {
-        return missing(&format!(
-            "no private network namespace ({e}): the capture would mix in other traffic"
-        ));
+    if let Some(why) = isolated_capture_unavailable() {
+        return missing(&why);
     }
     let mut ran = 0;
     for (release, forced) in [

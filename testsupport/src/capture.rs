@@ -178,3 +178,42 @@ pub fn capture_run(
         .map_err(|e| format!("running {argv:?}: {e}"))?;
     Ok((out, dump.stop()))
 }
+
+/// Why an isolated live capture cannot run here (tcpdump missing, or no private network
+/// namespace, without which the capture would mix in other traffic), or `None` when it can.
+pub fn isolated_capture_unavailable() -> Option<String> {
+    if !Tcpdump::available() {
+        return Some(
+            "tcpdump is MISSING (apt-get install tcpdump; tools/setup.sh installs it)".into(),
+        );
+    }
+    Netns::create().err().map(|e| {
+        format!("no private network namespace ({e}): the capture would mix in other traffic")
+    })
+}
+
+/// A client program's stdout then stderr, asserted to have exited 0 with `ranks` lines
+/// `, 0 failures` (one per rank of the test clients); returns the text. `what` names the run.
+pub fn clients_passed(out: &std::process::Output, ranks: usize, what: &str) -> String {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{what}: {text}");
+    assert_eq!(
+        text.matches(", 0 failures").count(),
+        ranks,
+        "{what}: {text}"
+    );
+    text
+}
+
+/// Keep a capture as `$PMIX_PCAP_KEEP/NAME` when that variable is set (how the fixtures of
+/// `pcap/tests/captures/` are recorded).
+pub fn keep_capture(name: &str, bytes: &[u8]) {
+    if let Some(keep) = std::env::var_os("PMIX_PCAP_KEEP") {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::write(Path::new(&keep).join(name), bytes).unwrap();
+    }
+}

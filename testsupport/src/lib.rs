@@ -21,7 +21,9 @@ pub mod slurm;
 
 use std::path::{Path, PathBuf};
 
-pub use capture::{capture_run, Netns, Tcpdump};
+pub use capture::{
+    capture_run, clients_passed, isolated_capture_unavailable, keep_capture, Netns, Tcpdump,
+};
 pub use cbuild::{build, Built};
 pub use dvm::Dvm;
 pub use peers::{peers, release_available, sid_root};

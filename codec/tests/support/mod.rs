@@ -2,31 +2,12 @@
 
 use pmix_codec::vectors::VectorFile;
 use pmix_codec::{json, Codec, DataType, Item};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Every golden vector file under `vectors/`, in path order.
 pub fn vector_files() -> Vec<VectorFile> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                // vectors/live/ holds the live interop matrix's observations, not vector
-                // files (vectors/live/README.md).
-                if p.file_name().is_some_and(|n| n == "live") {
-                    continue;
-                }
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let mut paths = Vec::new();
-    walk(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors"),
-        &mut paths,
-    );
-    paths.sort();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors");
+    let paths = pmix_codec::vectors::vector_paths(&dir).unwrap();
     paths
         .iter()
         .map(|p| VectorFile::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
