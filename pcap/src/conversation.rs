@@ -12,6 +12,17 @@ use serde_json::Value as J;
 
 use crate::event::{ConnInfo, Event, Message, Side};
 
+/// The PMIx connections of the events (what each connect message said), in order.
+pub fn connections(events: &[Event]) -> Vec<ConnInfo> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Connection(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The messages of each PMIx connection, in order of their first message.
 pub fn by_connection(events: &[Event]) -> Vec<Vec<Message>> {
     let mut conns: Vec<(u64, Vec<Message>)> = Vec::new();

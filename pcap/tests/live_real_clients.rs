@@ -44,7 +44,7 @@ fn capture_release(release: &str) -> usize {
     clients_passed(&out, 2, release);
     keep_capture(&format!("openpmix-{release}-clients.pcap"), &bytes);
 
-    let (infos, conns, checked) = check_client_program_capture(release, release, &bytes);
+    let (infos, conns, checked) = check_client_program_capture(release, release, &bytes, true);
     let mut ranks = Vec::new();
     for (info, msgs) in infos.iter().zip(&conns) {
         let what = format!("{release} connection {}", info.id);

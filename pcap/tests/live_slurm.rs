@@ -48,7 +48,7 @@ fn capture_slurm(version: &str, release: &str) -> usize {
     clients_passed(&out, 2, "srun");
     keep_capture(&format!("slurm-{version}-clients.pcap"), &bytes);
     let what = format!("Slurm {version}");
-    let (infos, conns, checked) = check_client_program_capture(&what, release, &bytes);
+    let (infos, conns, checked) = check_client_program_capture(&what, release, &bytes, true);
     for (info, msgs) in infos.iter().zip(&conns) {
         let (nspace, _) = info.proc.clone().expect("a client names itself");
         assert!(nspace.starts_with("slurm.pmix."), "{what}: {nspace}");

@@ -11,8 +11,8 @@
 //! Needs tcpdump, `unshare --net` (root) and the releases of `bash tools/peers.sh list`;
 //! says so loudly for whatever is missing, and fails under CI.
 
-use pmix_pcap::conversation::{by_connection, check_reencodes, compare};
-use pmix_pcap::{ConnInfo, Event, Options, Side};
+use pmix_pcap::conversation::{by_connection, check_reencodes, compare, connections};
+use pmix_pcap::{ConnInfo, Options, Side};
 use pmix_testsupport::{
     build, capture_run, clients_passed, isolated_capture_unavailable, keep_capture, missing,
     release_available, repo,
@@ -65,13 +65,7 @@ fn capture_release(release: &str, forced: &[&str]) -> usize {
 
     let (events, r) = pmix_pcap::dissect_bytes(&bytes, Options::default());
     r.expect("the capture reads to its end");
-    let infos: Vec<ConnInfo> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Connection(c) => Some(c.clone()),
-            _ => None,
-        })
-        .collect();
+    let infos: Vec<ConnInfo> = connections(&events);
     let conns = by_connection(&events);
     assert_eq!(infos.len(), 2, "{what}: two ranks, two connections");
     assert_eq!(conns.len(), 2, "{what}");

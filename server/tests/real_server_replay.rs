@@ -16,8 +16,8 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pmix_pcap::conversation::by_connection;
-use pmix_pcap::{ConnInfo, Event, Message, Options, Side};
+use pmix_pcap::conversation::{by_connection, connections};
+use pmix_pcap::{ConnInfo, Message, Options, Side};
 use pmix_server::{Config, Job, Server};
 
 fn fixture(release: &str) -> PathBuf {
@@ -81,13 +81,7 @@ fn check_release(release: &str) -> usize {
     let (events, r) = pmix_pcap::dissect_bytes(&bytes, Options::default());
     let stats = r.expect("the capture reads to its end");
     assert_eq!(stats.lost_bytes, 0, "{release}: the capture misses bytes");
-    let infos: Vec<ConnInfo> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Connection(c) => Some(c.clone()),
-            _ => None,
-        })
-        .collect();
+    let infos: Vec<ConnInfo> = connections(&events);
     let conns = by_connection(&events);
     assert_eq!(conns.len(), 2, "{release}: two ranks");
     let (nspace, _) = infos[0].proc.clone().expect("a client's connect");
