@@ -713,7 +713,7 @@ pub mod diff {
         k(
             "C3-regex-unterminated-overread",
             "we-refuse",
-            "unterminated regex",
+            "read the regex past the end of the input (quirk C3)",
         ),
         k("U16-cpuset-text-reparsed", "values", "PROC_CPUSET"),
         k("U2-v12-narrow-enums", "values v12 * DATA_RANGE", ""),
