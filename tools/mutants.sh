@@ -8,11 +8,15 @@
 #   bash tools/mutants.sh ci          the CI subset (below); fails under COVERAGE.md's threshold
 #   bash tools/mutants.sh full        every mutant in scope (about 1,100; hours, see COVERAGE.md)
 #   bash tools/mutants.sh shard K/N   one round-robin shard of the full scope
+#   bash tools/mutants.sh named NAME...  the named mutants only (names as `full --list`
+#                                     prints them), e.g. to re-run a survivor once a vector
+#                                     that should kill it has landed
 #
 # It mutates the checkout IN PLACE (so the release build already in target/ is reused) and
 # restores each file after its mutant; it refuses to start on a tree with uncommitted changes
 # to codec/src, and checks after the run that codec/src is unchanged. Use a clean clone or a
-# spare git worktree. Output: target/mutants/<mode>/mutants.out/ (outcomes.json, missed.txt).
+# spare git worktree. Output: target/mutants/<mode>/mutants.out/ (outcomes.json, missed.txt);
+# a shard's in target/mutants/shard-K-of-N/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,12 +46,13 @@ test_args=(--no-config --test-package pmix-conformance --profile release
   --cargo-arg=--test --cargo-arg=vector_replay)
 
 case "$mode" in
-  ci)
+  ci|named)
+    [ "$mode" = ci ] || { shift; ci_names=("$@"); [ "$#" -gt 0 ] || { echo "mutants.sh: named needs mutant names" >&2; exit 2; }; }
     args=("${all_files[@]}")
     for n in "${ci_names[@]}"; do args+=(-F "^$(printf '%s' "$n" | sed 's/[][\\.*+?(){}|^$]/\\&/g')\$"); done ;;
   full) args=("${all_files[@]}") ;;
   shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
-  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac
 
 if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
@@ -57,6 +62,7 @@ fi
 git diff --quiet -- codec/src || { echo "mutants.sh: codec/src has uncommitted changes" >&2; exit 1; }
 
 out="target/mutants/$mode"
+[ "$mode" != shard ] || out="target/mutants/shard-${2//\//-of-}"
 rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
@@ -64,12 +70,12 @@ start=$(date +%s)
 # still exist (names carry line:column, so moved code fails here, not after the baseline).
 cargo mutants --list --no-config "${args[@]}" >"$out/list.txt"
 echo "== mutants: $(wc -l <"$out/list.txt") in this run"
-if [ "$mode" = ci ]; then
+if [ "$mode" = ci ] || [ "$mode" = named ]; then
   missing=0
   for n in "${ci_names[@]}"; do
     grep -qxF "$n" "$out/list.txt" || { echo "mutants.sh: no such mutant now: $n" >&2; missing=1; }
   done
-  [ "$missing" = 0 ] || { echo "mutants.sh: the code moved; update ci_names from \`cargo mutants --list\`" >&2; exit 1; }
+  [ "$missing" = 0 ] || { echo "mutants.sh: the code moved; update the names from \`cargo mutants --list\`" >&2; exit 1; }
 fi
 # The baseline: the unmutated tree must pass the replay, or nothing is tested. This is what
 # makes a run over no vectors fail: vector_replay.rs refuses a corpus that did not load.

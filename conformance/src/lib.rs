@@ -21,6 +21,7 @@
 //! * [`vectors`] — the wire-vector suite: golden vector files replayed against a testee.
 //! * [`testee`] — the [`testee::Testee`] trait, the built-in codec, the external-process
 //!   testee (protocol in `TESTEE.md`) and a serving loop for testees written in Rust.
+//! * [`reuse`] — the built-in testee's second decode, into the memory of earlier values.
 //! * [`xfail`] — per-implementation expected-failure lists.
 //! * [`status_mode`] — `--status exact|class|reject`: how strictly an invalid vector's status
 //!   is judged, and the classes of statuses.
@@ -44,6 +45,7 @@ pub mod parallel;
 pub mod process;
 pub mod protocol;
 pub mod report;
+pub mod reuse;
 pub mod scenarios;
 pub mod server;
 pub mod spec;

@@ -3,7 +3,8 @@
 //!
 //! Every implementation sits behind one trait, [`Testee`]:
 //!
-//! * [`BuiltinTestee`] — pmix-codec, in process (the default);
+//! * [`BuiltinTestee`] — pmix-codec, in process (the default), each decode also checked
+//!   against a decode that reuses earlier values' memory ([`crate::reuse`]);
 //! * [`ProcessTestee`] — any program speaking the framed JSON protocol on its stdin/stdout:
 //!   a 4-byte little-endian length, then a JSON [`Request`]; one [`Reply`] (or
 //!   [`Capabilities`]) back in the same framing. A testee that crashes, hangs past the
@@ -13,8 +14,9 @@
 //! [`serve`] runs the protocol loop for a testee written in Rust (`pmix-testee` uses it).
 
 use crate::process::{read_frame, write_frame, ExchangeError, FramedProcess};
+use crate::reuse::ReusePool;
 use pmix_codec::json;
-use pmix_codec::{BufferKind, Codec, Component, DataType, Release};
+use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Release};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as J;
 use std::io::{Read, Write};
@@ -475,36 +477,49 @@ pub fn codec_reply(req: &Request) -> Reply {
             release,
             wire,
             types,
-        } => {
-            let codec = match codec_for(component, buffer, release) {
-                Ok(c) => c,
-                Err(reason) => return Reply::Unsupported { reason },
-            };
-            let Some(bytes) = unhex(wire) else {
-                return Reply::RuntimeError {
-                    message: "wire is not lowercase hex".into(),
-                };
-            };
-            let types: Result<Vec<DataType>, String> = types.iter().map(json::parse_type).collect();
-            let types = match types {
-                Ok(t) => t,
-                Err(e) => {
-                    return Reply::RuntimeError {
-                        message: format!("cannot read the types: {e}"),
-                    }
-                }
-            };
-            match codec.decode(&bytes, &types) {
-                Ok(items) => Reply::items(json::items_to_json(&items)),
-                Err(e) => Reply::status(e.status.0, e.item),
-            }
-        }
+        } => match decode_request(component, buffer, release, wire, types) {
+            Ok((codec, bytes, types)) => decoded_reply(&codec.decode(&bytes, &types)),
+            Err(reply) => reply,
+        },
     }
 }
 
-/// pmix-codec in process.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct BuiltinTestee;
+/// A decode request's codec, input bytes and unpack types, or the reply refusing it.
+fn decode_request(
+    component: &str,
+    buffer: &str,
+    release: &str,
+    wire: &str,
+    types: &[J],
+) -> Result<(Codec, Vec<u8>, Vec<DataType>), Reply> {
+    let codec =
+        codec_for(component, buffer, release).map_err(|reason| Reply::Unsupported { reason })?;
+    let bytes = unhex(wire).ok_or_else(|| Reply::RuntimeError {
+        message: "wire is not lowercase hex".into(),
+    })?;
+    let types: Result<Vec<DataType>, String> = types.iter().map(json::parse_type).collect();
+    let types = types.map_err(|e| Reply::RuntimeError {
+        message: format!("cannot read the types: {e}"),
+    })?;
+    Ok((codec, bytes, types))
+}
+
+/// The reply to a decode request whose result is `decoded`.
+fn decoded_reply(decoded: &Result<Vec<Item>, pmix_codec::Error>) -> Reply {
+    match decoded {
+        Ok(items) => Reply::items(json::items_to_json(items)),
+        Err(e) => Reply::status(e.status.0, e.item),
+    }
+}
+
+/// pmix-codec in process. It answers a decode request with [`Codec::decode`], and also
+/// decodes it with [`Codec::decode_into`] over the values of earlier requests, the way a
+/// receive loop reusing its memory would ([`ReusePool`]): if the two disagree, the reply is a
+/// runtime error saying how, so the case fails.
+#[derive(Debug, Default)]
+pub struct BuiltinTestee {
+    reuse: ReusePool,
+}
 
 impl Testee for BuiltinTestee {
     fn describe(&self) -> String {
@@ -514,7 +529,28 @@ impl Testee for BuiltinTestee {
         Ok(codec_capabilities("pmix-codec"))
     }
     fn call(&mut self, req: &Request) -> Result<Reply, TesteeError> {
-        Ok(codec_reply(req))
+        let Request::Decode {
+            component,
+            buffer,
+            release,
+            wire,
+            types,
+        } = req
+        else {
+            return Ok(codec_reply(req));
+        };
+        Ok(
+            match decode_request(component, buffer, release, wire, types) {
+                Ok((codec, bytes, types)) => {
+                    let fresh = codec.decode(&bytes, &types);
+                    match self.reuse.check(&codec, &bytes, &types, &fresh) {
+                        Ok(()) => decoded_reply(&fresh),
+                        Err(message) => Reply::RuntimeError { message },
+                    }
+                }
+                Err(reply) => reply,
+            },
+        )
     }
 }
 

@@ -107,7 +107,7 @@ fn the_builtin_codec_passes_every_recorded_vector() {
         "every file is dealt once"
     );
     let runs = map_in_order(&groups, groups.len(), |g| {
-        run_suite(g, None, &mut BuiltinTestee, None, false)
+        run_suite(g, None, &mut BuiltinTestee::default(), None, false)
     });
     let mut replayed = 0;
     for (g, run) in groups.iter().zip(&runs) {

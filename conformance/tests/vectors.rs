@@ -106,7 +106,13 @@ fn case_ids_are_unique_readable_and_carry_their_sentence() {
 /// only these, so they test the runner whatever state the codec is in; the two tests above
 /// demand that this is every case.
 fn baseline(sets: &[VectorSet], filter: &str) -> std::collections::BTreeSet<String> {
-    let run = run_suite(sets, Some(filter), &mut BuiltinTestee, None, false);
+    let run = run_suite(
+        sets,
+        Some(filter),
+        &mut BuiltinTestee::default(),
+        None,
+        false,
+    );
     let pass: std::collections::BTreeSet<String> = run
         .report
         .cases
@@ -411,7 +417,7 @@ fn expected_failures_match_on_signature_and_cannot_go_stale() {
     )
     .unwrap();
     let one = vec![set.clone()];
-    let run = run_suite(&one, None, &mut BuiltinTestee, Some(&x), false);
+    let run = run_suite(&one, None, &mut BuiltinTestee::default(), Some(&x), false);
     let ghost = run
         .report
         .cases

@@ -345,7 +345,7 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
         .map(load_expected_totals)
         .transpose()?;
     let mut testee: Box<dyn Testee> = if a.testee.is_empty() {
-        Box::new(BuiltinTestee)
+        Box::new(BuiltinTestee::default())
     } else {
         if !(a.timeout.is_finite() && a.timeout > 0.0) {
             return Err("--timeout must be a positive number of seconds".into());
@@ -496,7 +496,13 @@ fn trust_checks(
 
 fn all_cmd(a: AllArgs) -> Result<bool, String> {
     let sets = vectors::load_dir(&vectors::default_dir())?;
-    let vrun = vectors::run_suite(&sets, None, &mut BuiltinTestee, None, !a.report.json);
+    let vrun = vectors::run_suite(
+        &sets,
+        None,
+        &mut BuiltinTestee::default(),
+        None,
+        !a.report.json,
+    );
     let scen =
         scenarios::load_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
             .map_err(|e| e.to_string())?;
