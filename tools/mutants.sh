@@ -11,6 +11,9 @@
 #   bash tools/mutants.sh named NAME...  the named mutants only (names as `full --list`
 #                                     prints them), e.g. to re-run a survivor once a vector
 #                                     that should kill it has landed
+#   bash tools/mutants.sh codec-suite NAME...  the named mutants judged by the codec's own
+#                                     test suite (`cargo test -p pmix-codec --release`, every
+#                                     target) instead of the replay: the side-by-side score
 #
 # It mutates the checkout IN PLACE (so the release build already in target/ is reused) and
 # restores each file after its mutant; it refuses to start on a tree with uncommitted changes
@@ -42,17 +45,24 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # exactly the cargo arguments cargo-mutants gives each mutant (the same profile, package and
 # target, so the first mutant's build is incremental on top of it).
 cargo_test=(--profile=release --package=pmix-conformance --test vector_replay)
+timeout=240
 test_args=(--no-config --test-package pmix-conformance --profile release
   --cargo-arg=--test --cargo-arg=vector_replay)
+if [ "$mode" = codec-suite ]; then
+  # The codec's own suite: every test target of pmix-codec (its vector replay among them).
+  cargo_test=(--profile=release --package=pmix-codec)
+  test_args=(--no-config --test-package pmix-codec --profile release)
+  timeout=600
+fi
 
 case "$mode" in
-  ci|named)
+  ci|named|codec-suite)
     [ "$mode" = ci ] || { shift; ci_names=("$@"); [ "$#" -gt 0 ] || { echo "mutants.sh: named needs mutant names" >&2; exit 2; }; }
     args=("${all_files[@]}")
     for n in "${ci_names[@]}"; do args+=(-F "^$(printf '%s' "$n" | sed 's/[][\\.*+?(){}|^$]/\\&/g')\$"); done ;;
   full) args=("${all_files[@]}") ;;
   shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
-  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,21p' "$0" >&2; exit 2 ;;
 esac
 
 if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
@@ -70,7 +80,7 @@ start=$(date +%s)
 # still exist (names carry line:column, so moved code fails here, not after the baseline).
 cargo mutants --list --no-config "${args[@]}" >"$out/list.txt"
 echo "== mutants: $(wc -l <"$out/list.txt") in this run"
-if [ "$mode" = ci ] || [ "$mode" = named ]; then
+if [ "$mode" != full ] && [ "$mode" != shard ]; then
   missing=0
   for n in "${ci_names[@]}"; do
     grep -qxF "$n" "$out/list.txt" || { echo "mutants.sh: no such mutant now: $n" >&2; missing=1; }
@@ -87,7 +97,7 @@ b0=$(date +%s)
 cargo test "${cargo_test[@]}" || { echo "mutants.sh: the unmutated tree fails the replay: no mutant tested" >&2; exit 1; }
 echo "== baseline: $(( $(date +%s) - b0 )) s"
 status=0
-cargo mutants --in-place --baseline skip --timeout 240 --build-timeout 900 \
+cargo mutants --in-place --baseline skip --timeout "$timeout" --build-timeout 900 \
   -o "$out" "${test_args[@]}" "${args[@]}" || status=$?
 git diff --quiet -- codec/src || { echo "mutants.sh: codec/src was left mutated" >&2; git diff --stat -- codec/src >&2; exit 1; }
 echo "== mutants: $(( $(date +%s) - start )) s"
