@@ -43,7 +43,10 @@
 # cell may have a harness error (a wire tap that did not start or wrote an unreadable
 # line); cross-release failures are findings, not errors.
 # Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
-# then prints the matrix with `pmix-vectors live` when that command exists.
+# then prints the matrix with `pmix-vectors live` when that command exists. A subset run
+# (--servers, --clients, --variants) must be written elsewhere (--json target/...) and
+# merged: python3 tools/live/merge.py vectors/live/observations.json OUT
+# vectors/live/observations.json --why TEXT (each cell of OUT replaces the same experiment's).
 # Needs root (the debootstrap roots, namespaces) and `bash tools/peers.sh make all`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
