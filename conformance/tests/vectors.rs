@@ -240,9 +240,9 @@ fn a_garbage_writing_testee_is_reported_per_case_and_the_run_goes_on() {
 
 #[test]
 fn a_hanging_testee_times_out_per_case_and_the_run_goes_on() {
-    let t0 = std::time::Instant::now();
+    // Every PROC_STATS case must end as a "timeout" error and every other case pass with a
+    // fresh process: that, not a wall-clock bound, shows the timeout is per case.
     misbehaving("hang", "PROC_STATS", Duration::from_millis(300), "timeout");
-    assert!(t0.elapsed() < Duration::from_secs(30));
 }
 
 #[test]

@@ -11,12 +11,10 @@
 use pmix_codec::{BufferKind, Component};
 use pmix_peer::frame::{Frame, Header};
 use pmix_peer::{ConnectRequest, Identity, Limits, Peer, PeerError, ServerUri};
+use pmix_testsupport::{is_limited_child, rerun_under_ulimit};
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::Command;
 use std::time::Duration;
-
-const CHILD: &str = "PMIX_PEER_FLOOD_CHILD";
 
 /// Accept one tool, answer its connect message, then send `frames` frames of `size` bytes
 /// on tag 4242 (nobody asks for it), or until the tool goes away.
@@ -77,37 +75,16 @@ fn flooded(size: usize, frames: usize, limits: Limits) -> PeerError {
     e
 }
 
-/// Run this binary's `test` again under `ulimit -v 2000000`; it must exit normally.
-fn under_2gb(test: &str) -> String {
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 2000000 && exec "$0" --exact "$1" --nocapture --test-threads 1"#)
-        .arg(&exe)
-        .arg(test)
-        .env(CHILD, test)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{test}: the peer did not survive a flood under ulimit -v 2000000: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 #[test]
 fn a_flood_of_large_frames_stops_at_the_byte_bound() {
     const TEST: &str = "a_flood_of_large_frames_stops_at_the_byte_bound";
-    if std::env::var(CHILD).is_ok_and(|t| t == TEST) {
+    if is_limited_child(TEST) {
         // 64 KiB frames: 3 GiB if all were kept
         let e = flooded(64 << 10, 48 << 10, Limits::default());
         println!("error: {e}");
         return;
     }
-    let out = under_2gb(TEST);
+    let out = rerun_under_ulimit(TEST, 2_000_000, "the peer, flooded,");
     assert!(
         out.contains("malformed transcript: the transcript is full")
             && out.contains("limits 10000 messages, 67108864 bytes"),
@@ -118,13 +95,13 @@ fn a_flood_of_large_frames_stops_at_the_byte_bound() {
 #[test]
 fn a_flood_of_tiny_frames_stops_at_the_count_bound() {
     const TEST: &str = "a_flood_of_tiny_frames_stops_at_the_count_bound";
-    if std::env::var(CHILD).is_ok_and(|t| t == TEST) {
+    if is_limited_child(TEST) {
         // 16-byte frames (an empty payload)
         let e = flooded(0, 1 << 20, Limits::default());
         println!("error: {e}");
         return;
     }
-    let out = under_2gb(TEST);
+    let out = rerun_under_ulimit(TEST, 2_000_000, "the peer, flooded,");
     assert!(
         out.contains("the transcript is full (10000 messages"),
         "{out}"

@@ -6,7 +6,8 @@
 //! ([`plain_server`]), a PRRTE DVM ([`dvm`], through `tools/prrte/dvm.sh`), a Slurm cluster
 //! ([`slurm`], through `tools/live/slurm.sh`), and tcpdump on
 //! loopback, optionally inside a private network namespace so that a capture holds only
-//! the test's own traffic ([`capture`]).
+//! the test's own traffic ([`capture`]); and one test re-run under an address-space limit
+//! ([`limited`]).
 //!
 //! A test that cannot run because something is missing says so loudly with [`missing`],
 //! which fails under CI (`CI` set). Used only as a dev-dependency; never published.
@@ -15,6 +16,7 @@
 pub mod capture;
 pub mod cbuild;
 pub mod dvm;
+pub mod limited;
 pub mod peers;
 pub mod plain_server;
 pub mod slurm;
@@ -26,6 +28,7 @@ pub use capture::{
 };
 pub use cbuild::{build, Built};
 pub use dvm::Dvm;
+pub use limited::{is_limited_child, rerun_under_ulimit};
 pub use peers::{peers, release_available, sid_root};
 pub use plain_server::PlainServer;
 pub use slurm::Slurm;

@@ -304,11 +304,17 @@ static void get_job_info(void)
         if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
     }
     rc = PMIx_Get(&me, PMIX_HOSTNAME, &t, 1, &v);
+    size_t len = strlen(text);
     if (PMIX_SUCCESS == rc && PMIX_STRING == v->type) {
-        size_t len = strlen(text);
         snprintf(text + len, sizeof(text) - len, "%s=%s", PMIX_HOSTNAME, v->data.string);
-    } else if (PMIX_SUCCESS == first) {
-        first = PMIX_SUCCESS == rc ? PMIX_ERR_TYPE_MISMATCH : rc;
+    } else {
+        /* say which key failed, as for the sizes above */
+        if (PMIX_SUCCESS == rc) {
+            snprintf(text + len, sizeof(text) - len, "%s:type %u", PMIX_HOSTNAME, (unsigned) v->type);
+        } else {
+            snprintf(text + len, sizeof(text) - len, "%s:%s", PMIX_HOSTNAME, status_name(rc));
+        }
+        if (PMIX_SUCCESS == first) first = PMIX_SUCCESS == rc ? PMIX_ERR_TYPE_MISMATCH : rc;
     }
     if (PMIX_SUCCESS == rc) PMIX_VALUE_RELEASE(v);
     op("get-job-info", first, "%s", text);

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use pmix_codec::Component;
 use pmix_peer::scenario::{self, Plan};
 use pmix_peer::{ConnectRequest, Identity, Limits, Peer, ServerUri};
@@ -31,16 +31,32 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// The server to talk to and the component to speak: every command but `matrix` takes them.
+#[derive(Args)]
+struct Server {
+    /// The server's URI file (`prte --report-uri FILE`, or any file whose first line is the URI).
+    #[arg(long)]
+    uri: PathBuf,
+    /// Client bfrops component (v12 v20 v21 v3 v4 v41 v51 v61).
+    #[arg(short, long, default_value = "v61")]
+    component: String,
+}
+
+impl Server {
+    /// Reads the URI file and checks the component name.
+    fn open(&self) -> Result<(ServerUri, Component), String> {
+        let c = component(&self.component)?;
+        let server = ServerUri::from_file(&self.uri).map_err(|e| e.to_string())?;
+        Ok((server, c))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Connect, perform the tool handshake with a chosen component, print the answer.
     Connect {
-        /// The server's URI file (`prte --report-uri FILE`).
-        #[arg(long)]
-        uri: PathBuf,
-        /// Client bfrops component (v12 v20 v21 v3 v4 v41 v51 v61).
-        #[arg(short, long, default_value = "v61")]
-        component: String,
+        #[command(flatten)]
+        server: Server,
         /// Tool nspace (given id); ignored with --needs-id.
         #[arg(long, default_value = "pmix-peer")]
         nspace: String,
@@ -53,12 +69,8 @@ enum Cmd {
     },
     /// The acceptance conversation: alloc (inheritance CHILD), DVM_IS_READY, spawn, proc table, finalize.
     Run {
-        /// The server's URI file.
-        #[arg(long)]
-        uri: PathBuf,
-        /// Client bfrops component.
-        #[arg(short, long, default_value = "v61")]
-        component: String,
+        #[command(flatten)]
+        server: Server,
         /// Node to reserve.
         #[arg(long)]
         node: String,
@@ -71,12 +83,8 @@ enum Cmd {
     },
     /// Record the `run` conversation as a conversation vector file (or compare with one).
     Record {
-        /// The server's URI file.
-        #[arg(long)]
-        uri: PathBuf,
-        /// Client bfrops component.
-        #[arg(short, long, default_value = "v61")]
-        component: String,
+        #[command(flatten)]
+        server: Server,
         /// Node to reserve.
         #[arg(long)]
         node: String,
@@ -89,12 +97,8 @@ enum Cmd {
     },
     /// Hostile mode (loopback only): truncated and lying messages; reports answer/drop/silence/death.
     Hostile {
-        /// The server's URI file.
-        #[arg(long)]
-        uri: PathBuf,
-        /// Client bfrops component.
-        #[arg(short, long, default_value = "v61")]
-        component: String,
+        #[command(flatten)]
+        server: Server,
         /// At most this many cases.
         #[arg(long, default_value_t = 40)]
         max_cases: usize,
@@ -115,19 +119,15 @@ enum Cmd {
     /// The live matrix's tool operations (init, query, allocation with inheritance,
     /// finalize), one `OP name status status_name observed` line each.
     Live {
-        /// The server's URI file (first line: the URI).
-        #[arg(long)]
-        uri: PathBuf,
-        /// Client bfrops component.
-        #[arg(short, long, default_value = "v61")]
-        component: String,
+        #[command(flatten)]
+        server: Server,
         /// Tool nspace (given id, rank 0).
         #[arg(long, default_value = "pmix-peer")]
         nspace: String,
     },
     /// `run` for every component (v12 ... v61); one line each.
     Matrix {
-        /// The server's URI file.
+        /// The server's URI file (first line: the URI).
         #[arg(long)]
         uri: PathBuf,
         /// Nodes to reserve, used in turn, comma-separated (e.g. n2,n3,n4).
@@ -184,13 +184,8 @@ fn main() -> ExitCode {
 
 fn real_main(cli: Cli) -> Result<ExitCode, String> {
     match cli.cmd {
-        Cmd::Live {
-            uri,
-            component: c,
-            nspace,
-        } => {
-            let c = component(&c)?;
-            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+        Cmd::Live { server, nspace } => {
+            let (server, c) = server.open()?;
             let lines = pmix_peer::live::tool_ops(&server, c, &nspace);
             for l in &lines {
                 println!("{l}");
@@ -203,14 +198,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             })
         }
         Cmd::Connect {
-            uri,
-            component: c,
+            server,
             nspace,
             needs_id,
             json,
         } => {
-            let c = component(&c)?;
-            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let (server, c) = server.open()?;
             let identity = if needs_id {
                 Identity::ToolNeedsId
             } else {
@@ -257,14 +250,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             }
         }
         Cmd::Run {
-            uri,
-            component: c,
+            server,
             node,
             json,
             argv,
         } => {
-            let c = component(&c)?;
-            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let (server, c) = server.open()?;
             let p = plan(c, &node, argv);
             let report = scenario::run(&server, &p);
             if json {
@@ -292,14 +283,12 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             })
         }
         Cmd::Record {
-            uri,
-            component: c,
+            server,
             node,
             out,
             check,
         } => {
-            let c = component(&c)?;
-            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let (server, c) = server.open()?;
             let mut p = plan(c, &node, vec!["/bin/sleep".into(), "5".into()]);
             // fixed names: the requests' bytes must not depend on this process
             p.nspace = format!("conv-{}", c.name());
@@ -348,16 +337,14 @@ fn real_main(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Hostile {
-            uri,
-            component: c,
+            server,
             max_cases,
             seconds,
             per_case_ms,
             vectors,
             json,
         } => {
-            let c = component(&c)?;
-            let server = ServerUri::from_file(&uri).map_err(|e| e.to_string())?;
+            let (server, c) = server.open()?;
             let path = vectors.unwrap_or_else(|| {
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
                     "../vectors/openpmix-7.0.0rc1/{}-non-described.json",

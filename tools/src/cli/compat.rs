@@ -177,11 +177,7 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
                 "evidence": p.evidence,
             })).collect::<Vec<_>>(),
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&j).unwrap_or_default()
-        )?;
+        super::write_pretty_json(out, &j)?;
     } else {
         write_text(
             out,

@@ -652,11 +652,7 @@ fn dispatch(
                 } else {
                     serde_json::Value::Array(j)
                 };
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string_pretty(&j).unwrap_or_default()
-                )?;
+                write_pretty_json(out, &j)?;
             } else {
                 for (n, q) in list.iter().enumerate() {
                     if n > 0 {
@@ -826,11 +822,7 @@ fn inspect(a: InspectArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<
         j["component"] = serde_json::json!(codec.component.to_string());
         j["kind"] = serde_json::json!(codec.kind.to_string());
         j["release"] = serde_json::json!(codec.release.to_string());
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&j).unwrap_or_default()
-        )?;
+        write_pretty_json(out, &j)?;
         return match d.error {
             Some(e) => Err(Failure::Pmix(e)),
             None => Ok(EXIT_OK),
@@ -888,4 +880,13 @@ pub fn spaced(b: &[u8]) -> String {
         .map(|x| format!("{x:02x}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// One JSON document, indented, and a newline: what every `--json` answer prints.
+pub(crate) fn write_pretty_json(out: &mut dyn Write, j: &serde_json::Value) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(j).unwrap_or_default()
+    )
 }
