@@ -157,7 +157,9 @@ EOF
         </dev/null >"$dir/$name.out" 2>&1 &
       echo "$name $!" >>"$dir/pids"
     }
-    start_daemon slurmctld unshare --uts -- sh -c 'hostname ctl; exec slurmctld -D -i'
+    # -c: a fresh cluster each time; the state a previous cluster saved in the root's spool
+    # (a job whose step never ended, e.g. killed by stop) would keep the nodes busy
+    start_daemon slurmctld unshare --uts -- sh -c 'hostname ctl; exec slurmctld -D -i -c'
     sleep 1
     for node in n1 n2; do
       start_daemon "slurmd-$node" unshare --uts --mount --propagation unchanged -- \
