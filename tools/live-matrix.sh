@@ -4,7 +4,7 @@
 #
 #   bash tools/live-matrix.sh [--json OUT] [--servers A,B] [--clients A,B]
 #                             [--variants base,tool,force,buffer,gds,psec,peer] [--ci]
-#                             [--hostfile F [--agent fake|ssh]]
+#                             [--hostfile F [--agent fake|ssh]] [--munged]
 #
 # Makes what is missing (the C programs per release, tools/live/build.sh; the wire tap and
 # pmix-server, cargo), then for each server and each client release runs cells, one
@@ -24,7 +24,11 @@
 #           the server's list
 #   psec    one cell per psec module the client's release has besides native
 #           (PMIX_SECURITY_MODE=M: munge in 4.2.2 and 5.0.7, none in 5.0.7 and later); no
-#           munged runs for the client, so munge is "installed on the client side only"
+#           munged runs for the client, so munge is "installed on the client side only";
+#           with --munged, the psec cells are munge cells with a munge daemon whose socket
+#           both sides see (tools/live/munged.sh, with the Slurm 24.11.5 root's key: the
+#           run goes on inside its namespace; for another key run the matrix under
+#           `bash tools/live/munged.sh run --key-of 22.05.8 -- bash tools/live-matrix.sh ...`)
 #   peer    pmix-peer (this repository's native tool, `pmix-peer live`) as a tool row, once
 #           per bfrops component the server offers: init, query, allocation, finalize
 # Every connection passes the wire tap (pmix-live-tap), so the component, buffer type, gds
@@ -43,7 +47,10 @@
 # cell may have a harness error (a wire tap that did not start or wrote an unreadable
 # line); cross-release failures are findings, not errors.
 # Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
-# then prints the matrix with `pmix-vectors live` when that command exists.
+# then prints the matrix with `pmix-vectors live` when that command exists. A subset run
+# (--servers, --clients, --variants) must be written elsewhere (--json target/...) and
+# merged: python3 tools/live/merge.py vectors/live/observations.json OUT
+# vectors/live/observations.json --why TEXT (each cell of OUT replaces the same experiment's).
 # Needs root (the debootstrap roots, namespaces) and `bash tools/peers.sh make all`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,6 +64,10 @@ RELEASES=(4.2.2 5.0.7 6.0.0 6.1.0 7.0.0rc1)
 out="$repo/vectors/live/observations.json"
 servers="" clients="" variants="base,tool,force,buffer,gds,psec,peer" hostfile="" agent=fake ci=0
 cmdline="bash tools/live-matrix.sh $*"
+if [ -z "${PMIX_LIVE_MUNGED:-}" ] && [[ " $* " == *" --munged "* ]]; then
+  # the whole run inside the namespace where a munged's socket is at libmunge's default path
+  exec bash "$here/live/munged.sh" run -- bash "${BASH_SOURCE[0]}" "$@"
+fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --json) out="${2:?}"; shift 2 ;;
@@ -66,7 +77,8 @@ while [ $# -gt 0 ]; do
     --hostfile) hostfile="${2:?}"; shift 2 ;;
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base"; shift ;;
-    -h | --help) sed -n '2,45p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --munged) shift ;; # handled above: PMIX_LIVE_MUNGED is set
+    -h | --help) sed -n '2,54p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -127,6 +139,10 @@ gds_of() {
   esac
 }
 psec_extra_of() {
+  if [ -n "${PMIX_LIVE_MUNGED:-}" ]; then
+    case "$1" in 4.2.2 | 5.0.7) echo "munge" ;; esac
+    return 0
+  fi
   case "$1" in
     4.2.2) echo "munge" ;;
     5.0.7) echo "munge none" ;;

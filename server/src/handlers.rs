@@ -346,8 +346,14 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
                 _ => Some(text(one(&mut u, DataType::STRING)?)?).filter(|k| !k.is_empty()),
             };
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            let level = [crate::job::RANK_WILDCARD, crate::job::RANK_UNDEF].contains(&target);
+            if nspace == st.job.nspace && level {
+                if let Some(k) = key.as_deref() {
+                    return Ok(vec![(to.clone(), st.level_get(codec, target, k))]);
+                }
+            }
             if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
-                // job-level data went out with the REQ reply: what is not there, is not
+                // all of the job-level data went out with the REQ reply
                 return status(Status::ERR_NOT_FOUND);
             }
             Ok(st.get(target, key, flag(&infos, "pmix.immediate"), to))

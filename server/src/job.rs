@@ -160,6 +160,33 @@ impl Job {
         ]
     }
 
+    /// The value a server holds for job-, session- or node-level `key` (the job-level keys,
+    /// then the session array's, then the node array's), as OpenPMIx's hash finds it for a
+    /// `PMIx_Get` of rank WILDCARD or UNDEF that the client could not answer itself.
+    pub fn level_value(&self, key: &str, client_version: &str) -> Option<Value> {
+        let arrays = [self.session_array(), self.node_array()];
+        self.job_level(client_version)
+            .into_iter()
+            .chain(arrays.into_iter().flat_map(|a| {
+                match a.value {
+                    Value::DataArray(d) => d
+                        .values
+                        .into_iter()
+                        .filter_map(|v| match v {
+                            Value::Info(i) => Some(Kval {
+                                key: Some(i.key),
+                                value: i.value,
+                            }),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                }
+            }))
+            .find(|k| k.key.as_ref().and_then(|t| t.as_str()) == Some(key))
+            .map(|k| k.value)
+    }
+
     /// The pack calls of the REQ reply.
     pub fn req_reply_items(
         &self,

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use pmix_codec::{BufferKind, Component};
 
 use crate::job::Job;
+use crate::psec::Psec;
 use crate::server::Server;
 
 /// The URI variable of `component`.
@@ -60,11 +61,18 @@ pub struct Launch {
 
 /// The environment of `rank` of the server's own job.
 pub fn environment(server: &Server, rank: u32, launch: &Launch) -> Vec<(String, String)> {
-    environment_for(&server.uri(), &server.shared.config.job, rank, launch)
+    let config = &server.shared.config;
+    environment_for(&server.uri(), &config.job, &config.psec, rank, launch)
 }
 
-/// The environment of `rank` of `job`, served at `uri`.
-pub fn environment_for(uri: &str, job: &Job, rank: u32, launch: &Launch) -> Vec<(String, String)> {
+/// The environment of `rank` of `job`, served at `uri` by a server offering `psec`.
+pub fn environment_for(
+    uri: &str,
+    job: &Job,
+    psec: &Psec,
+    rank: u32,
+    launch: &Launch,
+) -> Vec<(String, String)> {
     let mut env = vec![
         ("PMIX_NAMESPACE".to_string(), job.nspace.clone()),
         ("PMIX_RANK".to_string(), rank.to_string()),
@@ -78,7 +86,8 @@ pub fn environment_for(uri: &str, job: &Job, rank: u32, launch: &Launch) -> Vec<
         }
     }
     env.push(("PMIX_VERSION".into(), SERVER_VERSION.into()));
-    env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+    // the modules offered, highest priority first, as OpenPMIx's setup_fork passes them
+    env.push(("PMIX_SECURITY_MODE".into(), psec.to_string()));
     env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
     if let Some(k) = launch.kind {
         let v = match k {

@@ -17,7 +17,7 @@
 //! [`host`] (the host trait and the model host), [`spawn`] (spawned jobs' processes),
 //! [`server`] (listener, handshake), [`event_loop`] (one thread reading and answering every
 //! connection), [`outgoing`] (each connection's non-blocking, bounded writing half),
-//! [`launch`] (environment and children), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
+//! [`launch`] (environment and children), [`psec`] (the security modules offered), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
 //! `pmix-codec`.
 #![warn(missing_docs)]
 
@@ -27,6 +27,7 @@ pub mod host;
 pub mod job;
 pub mod launch;
 pub mod outgoing;
+pub mod psec;
 pub mod record;
 pub mod requests;
 pub mod server;
@@ -36,6 +37,7 @@ pub mod state;
 
 pub use job::Job;
 pub use launch::Launch;
+pub use psec::Psec;
 pub use server::Server;
 pub use shared::{Config, Logged, Shared};
 

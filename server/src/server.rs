@@ -213,16 +213,22 @@ pub(crate) fn admit(
             return None;
         }
     };
+    if !sh.config.psec.accepts(&msg.psec) {
+        // a psec module this server does not offer: OpenPMIx finds no module of that name
+        // among its own and closes the socket without a reply (crate::psec); so do we
+        sh.log(conn, None, Direction::Sent, "connect-closed", Vec::new());
+        return None;
+    }
     let component = msg.component().filter(|c| *c != Component::V12);
     let (Some(component), Some(kind)) = (component, msg.kind()) else {
         refuse(sh, stream, conn, Status::ERR_NOT_SUPPORTED);
         return None;
     };
-    if !msg.gds.split(',').any(|g| g.trim() == "hash") {
-        // only gds hash's layout is served (set PMIX_GDS_MODULE=hash)
-        refuse(sh, stream, conn, Status::ERR_NOT_SUPPORTED);
-        return None;
-    }
+    // Whatever gds modules the peer names, it is served with hash's layout: an OpenPMIx
+    // server whose only gds is hash does the same, since hash's assign_module accepts every
+    // request (`hash_assign_module` in `src/mca/gds/hash/gds_hash.c`: priority 10, or 100
+    // when named). A client that chose a shared-memory module then reads hash's job data
+    // with it, as against that server.
     // the release the peer's version names, unless that release does not ship the
     // component it asked for (a peer's claim we cannot reproduce): then master, which ships all
     let release = Some(release_of(&msg.version))

@@ -13,6 +13,7 @@ use pmix_ptl::transcript::{Direction, Exchange};
 
 use crate::host::Host;
 use crate::job::Job;
+use crate::psec::Psec;
 use crate::spawn::LaunchedJob;
 use crate::state::{send, Outbox, ReplyTo, State};
 
@@ -37,6 +38,9 @@ pub struct Config {
     /// inherited (e.g. `bash tools/peers.sh run 7.0.0rc1 --`): the variables are passed
     /// with `env`, as [`crate::Launch::wrapper`].
     pub spawn_wrapper: Vec<String>,
+    /// The psec modules offered: a peer naming another is refused as OpenPMIx refuses it
+    /// (the connection closed without a reply, [`crate::psec`]). Default `native`.
+    pub psec: Psec,
 }
 
 impl Config {
@@ -51,6 +55,7 @@ impl Config {
             max_transcript: 100_000,
             max_connections: 1024,
             spawn_wrapper: Vec::new(),
+            psec: Psec::default(),
         }
     }
 }

@@ -78,7 +78,7 @@ pub fn launch(sh: &Arc<Shared>, grant: &Grant, apps: &[App]) -> bool {
 
 /// Start rank `rank` of `job` running `app` (its `env` entries added to the client's).
 fn start(sh: &Shared, job: &Job, rank: u32, app: &App) -> Option<Child> {
-    let mut env = environment_for(&sh.uri, job, rank, &Launch::default());
+    let mut env = environment_for(&sh.uri, job, &sh.config.psec, rank, &Launch::default());
     env.extend(app.env.iter().filter_map(text).filter_map(|kv| {
         kv.split_once('=')
             .map(|(k, v)| (k.to_string(), v.to_string()))

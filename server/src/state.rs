@@ -200,6 +200,34 @@ impl State {
         built.unwrap_or_else(|_| status_payload(codec, Status::ERR_PACK_FAILURE.0))
     }
 
+    /// `PMIx_Get` of job-, session- or node-level `key` for `rank` WILDCARD or UNDEF, which
+    /// a client asks its server when its own gds does not hold the job's data (a client
+    /// that chose a shared-memory gds and was served hash's job data). Answered as
+    /// OpenPMIx's `pmix_server_get` does from its own hash store (`get_job_data` for
+    /// WILDCARD, `_satisfy_request` for UNDEF): status 0 and a byte object of the proc
+    /// asked for and the one KVAL; status 0 alone when the key is not there.
+    pub fn level_get(&self, codec: &Codec, rank: u32, key: &str) -> Vec<u8> {
+        let version = self.first_version.as_deref().unwrap_or("");
+        let Some(value) = self.job.level_value(key, version) else {
+            return status_payload(codec, 0);
+        };
+        let kval = Kval {
+            key: Some(key.into()),
+            value,
+        };
+        let blob = [
+            Item::one(Value::proc(&self.job.nspace, rank)),
+            Item::one(Value::Kval(Box::new(kval))),
+        ];
+        let built = codec.encode(&blob).and_then(|b| {
+            codec.encode(&[
+                Item::one(Value::Status(0)),
+                Item::one(Value::ByteObject(b.into())),
+            ])
+        });
+        built.unwrap_or_else(|_| status_payload(codec, Status::ERR_PACK_FAILURE.0))
+    }
+
     /// `PMIx_Get` of `rank`'s data (`key`: the key asked for, if any): answered now, or
     /// when `rank` commits (unless the client asked for an immediate answer, or `rank` is
     /// gone).

@@ -114,8 +114,11 @@ def variant_note(variant, setting):
     if variant == "gds":
         return "the client was told PMIX_GDS_MODULE=%s" % ("hash" if setting == "-" else setting)
     if variant == "psec":
+        key = os.environ.get("PMIX_LIVE_MUNGED")  # tools/live/munged.sh: which key
+        munged = (" (a munged runs with %s, its socket seen by the client and the server)" % key
+                  if key else " (no munged runs on this machine)")
         return "the client was told PMIX_SECURITY_MODE=%s%s" % (
-            setting, " (no munged runs on this machine)" if setting == "munge" else "")
+            setting, munged if setting == "munge" else "")
     return None
 
 

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use pmix_codec::{BufferKind, Component};
 use pmix_server::host::model::ModelHost;
 use pmix_server::host::{Host, NoHost};
-use pmix_server::{Config, Job, Launch, Server};
+use pmix_server::{Config, Job, Launch, Psec, Server};
 
 #[derive(Parser)]
 #[command(
@@ -42,6 +42,12 @@ enum Cmd {
         /// built in a release's root
         #[arg(long)]
         wrapper: Option<String>,
+        /// The psec modules offered (comma-separated: native, none). A client or tool
+        /// naming another is refused as OpenPMIx refuses it: the connection is closed
+        /// without a reply. Default native, as an OpenPMIx server started with defaults
+        /// (none only when PMIX_MCA_psec names it)
+        #[arg(long, default_value = "native")]
+        psec: Psec,
         /// Kill the clients after this many seconds
         #[arg(long, default_value_t = 300)]
         timeout: u64,
@@ -84,6 +90,12 @@ enum Cmd {
         /// macro names, e.g. PMIX_ALLOC_SHARE,PMIX_SPAWN_TARGET)
         #[arg(long)]
         unavailable: Option<String>,
+        /// The psec modules offered (comma-separated: native, none). A client or tool
+        /// naming another is refused as OpenPMIx refuses it: the connection is closed
+        /// without a reply. Default native, as an OpenPMIx server started with defaults
+        /// (none only when PMIX_MCA_psec names it)
+        #[arg(long, default_value = "native")]
+        psec: Psec,
         /// Job control is refused to a requester without a privilege the spec grants (the
         /// job itself, its launcher, an owner of its reservation, the scheduler)
         #[arg(long)]
@@ -106,10 +118,12 @@ fn serve(
     nspace: Option<String>,
     spawn_wrapper: Option<String>,
     strict: bool,
+    psec: Psec,
     report_uri: Option<PathBuf>,
     record: Option<PathBuf>,
 ) -> ExitCode {
     let mut config = Config::new(Job::new("pmix-server-none", 0));
+    config.psec = psec;
     if let Some(ns) = nspace {
         if ns.is_empty() || ns.len() > 200 {
             eprintln!("pmix-server: --nspace must be 1..=200 bytes");
@@ -200,6 +214,7 @@ fn main() -> ExitCode {
             nspace,
             spawn_wrapper,
             strict_ownership,
+            psec,
             report_uri,
             record,
         } => serve(
@@ -208,6 +223,7 @@ fn main() -> ExitCode {
             nspace,
             spawn_wrapper,
             strict_ownership,
+            psec,
             report_uri,
             record,
         ),
@@ -217,6 +233,7 @@ fn main() -> ExitCode {
             buffer,
             nspace,
             wrapper,
+            psec,
             timeout,
             env_only,
             report_uri,
@@ -239,6 +256,7 @@ fn main() -> ExitCode {
             }
             let mut config = Config::new(Job::new(&nspace, np));
             config.record = record.is_some();
+            config.psec = psec;
             let server = match listen(
                 config,
                 Box::new(NoHost),

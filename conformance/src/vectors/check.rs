@@ -1,0 +1,483 @@
+//! One vector against a testee: the requests, and the verdict with its explanation (where
+//! the bytes or values part, the codec's walk of the input, the quirk it names).
+
+use super::*;
+
+pub(super) struct Verdict {
+    pub(super) outcome: Outcome,
+    pub(super) signature: Option<String>,
+    pub(super) diff: Option<String>,
+    /// Where it failed, when there is more to say than the signature (the field's path).
+    pub(super) detail: Option<String>,
+    /// The failure in detail ([`crate::explain`]).
+    pub(super) explanation: Option<Explanation>,
+    /// A pass that only a lenient `--status` mode allowed: what was accepted.
+    pub(super) lenient: Option<String>,
+}
+
+impl Verdict {
+    fn pass() -> Self {
+        Verdict {
+            outcome: Outcome::Pass,
+            signature: None,
+            diff: None,
+            detail: None,
+            explanation: None,
+            lenient: None,
+        }
+    }
+    fn fail(
+        sig: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Self {
+        Verdict {
+            outcome: Outcome::Fail {
+                expected: expected.into(),
+                actual: actual.into(),
+            },
+            signature: Some(sig.into()),
+            diff: None,
+            detail: None,
+            explanation: None,
+            lenient: None,
+        }
+    }
+    fn error(sig: impl Into<String>, message: impl Into<String>) -> Self {
+        Verdict {
+            outcome: Outcome::Error {
+                message: message.into(),
+            },
+            signature: Some(sig.into()),
+            diff: None,
+            detail: None,
+            explanation: None,
+            lenient: None,
+        }
+    }
+    pub(super) fn unsupported(reason: impl Into<String>) -> Self {
+        Verdict {
+            outcome: Outcome::Unsupported {
+                reason: reason.into(),
+            },
+            signature: None,
+            diff: None,
+            detail: None,
+            explanation: None,
+            lenient: None,
+        }
+    }
+    pub(super) fn from_testee_error(phase: &str, e: &TesteeError) -> Self {
+        Verdict::error(e.signature(), format!("{phase}: {e}"))
+    }
+    /// Attach an explanation; its text goes under the failure (console, JUnit).
+    fn explained(mut self, x: Explanation) -> Self {
+        let lines = x.lines();
+        self.diff = Some(match self.diff.take() {
+            Some(d) => format!("{d}\n{lines}"),
+            None => lines,
+        });
+        self.explanation = Some(x);
+        self
+    }
+}
+
+/// Where two byte strings first differ, rendered for the console.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HexDiff {
+    /// Index of the first differing byte (or the shorter length).
+    pub offset: usize,
+    /// The expected bytes (a window around `offset` when long).
+    pub expected: String,
+    /// The actual bytes, over the same window.
+    pub actual: String,
+    /// A line with `^^` under the first differing byte of `actual`, and what differs.
+    pub marker: String,
+}
+
+/// Bytes shown around the first difference of long buffers.
+const WINDOW: usize = 40;
+
+/// Compare two buffers; `None` when equal.
+pub fn hex_diff(expected: &[u8], actual: &[u8]) -> Option<HexDiff> {
+    if expected == actual {
+        return None;
+    }
+    let d = expected
+        .iter()
+        .zip(actual)
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(actual.len()));
+    let longest = expected.len().max(actual.len());
+    let start = if longest <= WINDOW {
+        0
+    } else {
+        d.saturating_sub(12)
+    };
+    let end = start + WINDOW;
+    let render = |b: &[u8]| {
+        let mut s = String::new();
+        if start > 0 {
+            s.push_str("...");
+        }
+        s.push_str(&vf::hex(&b[start.min(b.len())..end.min(b.len())]));
+        if b.len() > end {
+            s.push_str("...");
+        }
+        if b.is_empty() {
+            s.push_str("(empty)");
+        }
+        s
+    };
+    let col = if start > 0 { 3 } else { 0 } + 2 * (d - start);
+    let what = match (expected.get(d), actual.get(d)) {
+        (Some(e), Some(a)) => {
+            format!("first difference at byte {d}: expected {e:02x}, got {a:02x}")
+        }
+        (Some(_), None) => format!("actual ends at byte {d}, expected goes on"),
+        (None, Some(_)) => format!("actual goes on past byte {d}, where expected ends"),
+        (None, None) => format!("differ at byte {d}"),
+    };
+    let lens = if expected.len() != actual.len() {
+        format!(" (expected {} bytes, got {})", expected.len(), actual.len())
+    } else {
+        format!(" ({} bytes)", expected.len())
+    };
+    Some(HexDiff {
+        offset: d,
+        expected: render(expected),
+        actual: render(actual),
+        marker: format!("{}^^ {what}{lens}", " ".repeat(col)),
+    })
+}
+
+fn clip(s: String, max: usize) -> String {
+    if s.chars().count() <= max {
+        s
+    } else {
+        let cut: String = s.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+fn items_text(items: &[Item]) -> String {
+    clip(json::items_to_json(items).to_string(), 300)
+}
+
+fn same(a: &Item, b: &Item) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// A decode mismatch: the first differing call, the expected/actual lines, and the first
+/// differing field when the JSON model shows one.
+struct Mismatch {
+    call: usize,
+    expected: String,
+    actual: String,
+    field: Option<FieldDiff>,
+}
+
+/// Compare decoded items with the expectation (`None` when equal). The lines name the first differing field
+/// (`[0].values[3].value.value.rank = 4`), not two whole calls.
+fn first_mismatch(want: &[Item], got: &[Item]) -> Option<Mismatch> {
+    let first = want
+        .iter()
+        .zip(got)
+        .position(|(w, g)| !same(w, g))
+        .or((want.len() != got.len()).then(|| want.len().min(got.len())));
+    let call = first?;
+    let field = explain::first_difference(&json::items_to_json(want), &json::items_to_json(got));
+    let (expected, actual) = match (&field, want.get(call), got.get(call)) {
+        (Some(f), _, _) => f.sides(),
+        // Equal in the JSON model but not in value (e.g. a NaN's payload): whole calls.
+        (None, Some(w), Some(g)) => (
+            format!("call {call}: {}", items_text(std::slice::from_ref(w))),
+            format!("call {call}: {}", items_text(std::slice::from_ref(g))),
+        ),
+        (None, _, _) => (
+            format!("{} items", want.len()),
+            format!("{} items: {}", got.len(), items_text(got)),
+        ),
+    };
+    Some(Mismatch {
+        call,
+        expected,
+        actual,
+        field,
+    })
+}
+
+/// An invalid vector's input and expected refusal, for its failure's explanation (decode:
+/// with the reference codec's walk of the input, its refusal marked).
+fn invalid_input(
+    set: &VectorSet,
+    v: &Vector,
+    items: &[Item],
+    phase: Phase,
+    actual: Option<Refusal>,
+    mode: StatusMode,
+) -> Option<Explanation> {
+    let e = v.error.as_ref()?;
+    let walk = match (phase, unhex(&v.wire)) {
+        (Phase::Decode, Some(wire)) => {
+            let codec = Codec::new(set.component, set.kind).with_release(set.release);
+            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+            fieldwalk::explain_reference_refusal(&codec, &types, &wire)
+        }
+        _ => None,
+    };
+    Some(Explanation::InvalidInput(InvalidInput {
+        phase: match phase {
+            Phase::Encode => "encode".into(),
+            Phase::Decode => "decode".into(),
+        },
+        hex: (phase == Phase::Decode).then(|| v.wire.clone()),
+        items: (phase == Phase::Encode).then(|| v.items.clone()),
+        expected: Refusal::new(e.status, e.item),
+        actual,
+        reason: v.comment.clone(),
+        quirk: pmix_codec::quirks::Quirk::named_in(&v.comment).map(|q| q.id.to_string()),
+        walk,
+        status_mode: mode,
+    }))
+}
+
+/// A failure of a vector whose comment names a quirk says so, with the quirk's one-line
+/// summary from the quirk table (the entry in full: `pmix-wire quirks ID`, QUIRKS.md).
+pub(super) fn name_the_quirk(mut verdict: Verdict, v: &Vector) -> Verdict {
+    if !matches!(verdict.outcome, Outcome::Fail { .. }) {
+        return verdict;
+    }
+    if let Some(q) = pmix_codec::quirks::Quirk::named_in(&v.comment) {
+        let line = format!(
+            "quirk {}: {} (the whole entry: `pmix-wire quirks {}`)",
+            q.id,
+            q.summary(),
+            q.id
+        );
+        verdict.diff = Some(match verdict.diff.take() {
+            Some(d) => format!("{d}\n{line}"),
+            None => line,
+        });
+    }
+    verdict
+}
+
+/// Run one case against `testee` (which supports its component, kind and release).
+pub(super) fn run_vector(
+    set: &VectorSet,
+    v: &Vector,
+    testee: &mut dyn Testee,
+    mode: StatusMode,
+) -> Verdict {
+    let component = set.component.name().to_string();
+    let buffer = set.kind.name().to_string();
+    let release = set.release.name().to_string();
+    let items = match json::items_from_json(&v.items) {
+        Ok(i) => i,
+        Err(e) => return Verdict::error("bad-vector", format!("the vector's items: {e}")),
+    };
+    let Some(wire) = unhex(&v.wire) else {
+        return Verdict::error("bad-vector", "the vector's wire is not lowercase hex");
+    };
+    let types: Vec<J> = item_types(&v.items).into_iter().cloned().collect();
+    let encode = |t: &mut dyn Testee| {
+        t.call(&Request::Encode {
+            component: component.clone(),
+            buffer: buffer.clone(),
+            release: release.clone(),
+            items: v.items.clone(),
+        })
+    };
+    let decode = |t: &mut dyn Testee| {
+        t.call(&Request::Decode {
+            component: component.clone(),
+            buffer: buffer.clone(),
+            release: release.clone(),
+            wire: v.wire.clone(),
+            types: types.clone(),
+        })
+    };
+    match (v.result, &v.error) {
+        (vf::Outcome::Invalid, None) => {
+            Verdict::error("bad-vector", "an invalid vector without an error")
+        }
+        (vf::Outcome::Invalid, Some(e)) => {
+            let (phase, reply) = match e.phase {
+                Phase::Encode => ("encode", encode(testee)),
+                Phase::Decode => ("decode", decode(testee)),
+            };
+            let expected = status_text(e.status, e.item);
+            let explain = |actual| invalid_input(set, v, &items, e.phase, actual, mode);
+            match reply {
+                Err(te) => Verdict::from_testee_error(phase, &te),
+                Ok(Reply::Error { status, item, .. }) => {
+                    match mode.judge(e.status, e.item, status, item) {
+                        Some(Accepted::Exact) => Verdict::pass(),
+                        Some(Accepted::Lenient) => {
+                            let mut p = Verdict::pass();
+                            p.lenient = Some(format!(
+                                "{} accepted for {} (--status {mode})",
+                                status_text(status, item),
+                                status_text(e.status, e.item)
+                            ));
+                            p
+                        }
+                        None => {
+                            let f = Verdict::fail(
+                                format!("status:{status}@{item}"),
+                                format!("{phase} fails with {expected}"),
+                                format!("{phase} fails with {}", status_text(status, item)),
+                            );
+                            match explain(Some(Refusal::new(status, item))) {
+                                Some(x) => f.explained(x),
+                                None => f,
+                            }
+                        }
+                    }
+                }
+                Ok(Reply::Ok { wire, items }) => {
+                    let got = match (phase, wire, items) {
+                        ("encode", Some(w), _) => format!("bytes {}", clip(w, 200)),
+                        (_, _, Some(i)) => format!("items {}", clip(i.to_string(), 300)),
+                        _ => "success".into(),
+                    };
+                    let f = Verdict::fail(
+                        "no-error",
+                        format!("{phase} fails with {expected}"),
+                        format!("{phase} succeeds: {got}"),
+                    );
+                    match explain(None) {
+                        Some(x) => f.explained(x),
+                        None => f,
+                    }
+                }
+                Ok(Reply::Unsupported { reason }) => Verdict::unsupported(reason),
+                Ok(Reply::RuntimeError { message }) => {
+                    Verdict::error("runtime-error", format!("{phase}: testee error: {message}"))
+                }
+            }
+        }
+        (vf::Outcome::Valid | vf::Outcome::Acceptable, _) => {
+            match encode(testee) {
+                Err(te) => return Verdict::from_testee_error("encode", &te),
+                Ok(Reply::Ok { wire: Some(w), .. }) => match unhex(&w) {
+                    None => {
+                        return Verdict::error(
+                            "bad-reply",
+                            format!(
+                                "encode: the testee's wire is not lowercase hex: {}",
+                                clip(w, 100)
+                            ),
+                        )
+                    }
+                    Some(got) => {
+                        if let Some(d) = hex_diff(&wire, &got) {
+                            let signature = format!("encode-bytes@{}", d.offset);
+                            let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
+                            verdict.diff = Some(d.marker);
+                            let codec =
+                                Codec::new(set.component, set.kind).with_release(set.release);
+                            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+                            if let Some(f) = fieldwalk::explain(&codec, &types, &wire, &got) {
+                                verdict.detail = Some(format!("{signature} in {}", f.field.path));
+                                verdict = verdict.explained(Explanation::EncodeField(f));
+                            }
+                            return verdict;
+                        }
+                    }
+                },
+                Ok(Reply::Ok { wire: None, .. }) => {
+                    return Verdict::error("bad-reply", "encode: the testee's answer has no wire")
+                }
+                Ok(Reply::Error { status, item, .. }) => {
+                    return Verdict::fail(
+                        format!("encode-error:{status}@{item}"),
+                        format!("encode succeeds: {}", clip(v.wire.clone(), 200)),
+                        format!("encode fails with {}", status_text(status, item)),
+                    )
+                }
+                Ok(Reply::Unsupported { reason }) => return Verdict::unsupported(reason),
+                Ok(Reply::RuntimeError { message }) => {
+                    return Verdict::error(
+                        "runtime-error",
+                        format!("encode: testee error: {message}"),
+                    )
+                }
+            }
+            let want = match &v.decoded {
+                Some(d) => match json::items_from_json(d) {
+                    Ok(i) => i,
+                    Err(e) => {
+                        return Verdict::error("bad-vector", format!("the vector's decoded: {e}"))
+                    }
+                },
+                None => items,
+            };
+            let codec = Codec::new(set.component, set.kind).with_release(set.release);
+            let call_types: Vec<DataType> = want.iter().map(|i| i.ty).collect();
+            match decode(testee) {
+                Err(te) => Verdict::from_testee_error("decode", &te),
+                Ok(Reply::Ok { items: Some(j), .. }) => match json::items_from_json(&j) {
+                    Err(e) => Verdict::fail(
+                        "decode-unreadable",
+                        format!("decode gives {}", items_text(&want)),
+                        format!(
+                            "decode gives items the JSON model cannot read ({e}): {}",
+                            clip(j.to_string(), 200)
+                        ),
+                    ),
+                    Ok(got) => match first_mismatch(&want, &got) {
+                        None => Verdict::pass(),
+                        Some(m) => {
+                            let mut f = Verdict::fail(
+                                format!("decode-values@{}", m.call),
+                                m.expected,
+                                m.actual,
+                            );
+                            let bytes = fieldwalk::explain_decode_values(
+                                &codec,
+                                &call_types,
+                                &wire,
+                                &want,
+                                &got,
+                            );
+                            if let Some(b) = &bytes {
+                                f.detail = Some(format!(
+                                    "decode-values@{} from byte {} in {}",
+                                    m.call, b.offset, b.field.path
+                                ));
+                            }
+                            match m.field {
+                                Some(mut d) => {
+                                    d.bytes = bytes;
+                                    f.explained(Explanation::DecodeField(d))
+                                }
+                                None => f,
+                            }
+                        }
+                    },
+                },
+                Ok(Reply::Ok { items: None, .. }) => {
+                    Verdict::error("bad-reply", "decode: the testee's answer has no items")
+                }
+                Ok(Reply::Error { status, item, .. }) => {
+                    let f = Verdict::fail(
+                        format!("decode-error:{status}@{item}"),
+                        format!("decode succeeds: {}", items_text(&want)),
+                        format!("decode fails with {}", status_text(status, item)),
+                    );
+                    match fieldwalk::explain_decode_refusal(&codec, &call_types, &wire, &want, item)
+                    {
+                        Some(d) => f.explained(Explanation::DecodeRefusal(d)),
+                        None => f,
+                    }
+                }
+                Ok(Reply::Unsupported { reason }) => Verdict::unsupported(reason),
+                Ok(Reply::RuntimeError { message }) => {
+                    Verdict::error("runtime-error", format!("decode: testee error: {message}"))
+                }
+            }
+        }
+    }
+}

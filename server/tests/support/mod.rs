@@ -1,0 +1,3 @@
+//! Helpers shared by pmix-server's integration tests.
+
+pub mod replay;
