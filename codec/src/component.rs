@@ -157,6 +157,10 @@ pub struct Profile {
     pub darray_unknown_element: crate::Status,
     /// Element types 6.1's DATA_ARRAY unpacker no longer constructs (quirk U8).
     pub darray_constructs_not: &'static [DataType],
+    /// The DATA_ARRAY unpacker (v21 ... v61) refuses a count beyond the bytes left (-50)
+    /// before it allocates the element storage (7.0, master); up to 6.1 the storage comes
+    /// first, so an element type it cannot hold is refused whatever the count (quirk R7).
+    pub darray_count_before_storage: bool,
     /// Families whose unpackers refuse string lengths and counts above INT_MAX-2
     /// (PMIX_TAINT_INT_LIMIT) with -27 (quirk R9).
     pub taint_limit_in: &'static [Family],
@@ -208,6 +212,7 @@ const PROFILE_4_2: Profile = Profile {
     darray_unknown_element: crate::Status::ERR_NOMEM,
     darray_constructs_not: &[],
     taint_limit_in: &[],
+    darray_count_before_storage: false,
 };
 
 /// OpenPMIx 5.0.x (Debian trixie's 5.0.7): 4.2.x but for quirk U13.
@@ -258,6 +263,7 @@ const PROFILE_MASTER: Profile = Profile {
     darray_unknown_element: crate::Status::ERR_NOMEM,
     darray_constructs_not: &[],
     taint_limit_in: &[],
+    darray_count_before_storage: true,
 };
 
 /// OpenPMIx 6.0.0 (tag v6.0.0, e87b2ee8).
@@ -299,6 +305,7 @@ const PROFILE_6_0: Profile = Profile {
     proc_stats_reads_peak_vsize: true,
     regex_pmix_framing: true,
     preg: crate::preg::PregRule::SizeIgnored,
+    darray_count_before_storage: false,
     ..PROFILE_MASTER
 };
 
@@ -332,6 +339,7 @@ const PROFILE_6_1: Profile = Profile {
     info_array_unpack_tagged_in: &[Family::Legacy20],
     regex_pmix_framing: true,
     preg: crate::preg::PregRule::SizeRead,
+    darray_count_before_storage: false,
     ..PROFILE_MASTER
 };
 

@@ -126,8 +126,8 @@ pub const QUIRKS: &[Quirk] = &[
         kind: QuirkKind::ReleaseDifference,
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v21 ... v61",
-        openpmix: "Master refuses nested counts larger than the remaining bytes with -50; 4.2.2 allocates first.",
-        chosen: "Never allocate from a count: capacity is bounded by the remaining bytes; the status is -50 in both profiles.",
+        openpmix: "7.0 and master refuse a DATA_ARRAY count larger than the remaining bytes with -50 before they allocate the element storage; 4.2.x ... 6.1 (and v20 in every release) allocate first: the elements of a type they can hold then run past the end (-50), but a type they cannot hold (quirk U8) is refused for its type whatever the count (-32, v20 -47).",
+        chosen: "Never allocate from a count: capacity is bounded by the remaining bytes. The order of the two refusals is the release's (Profile::darray_count_before_storage): the count first in 7.0 and master, the element type first up to 6.1 and in v20. Recorded from 4.2.2 ... 7.0.0rc1 (the `gap.lying-darray` vectors).",
     },
     Quirk {
         id: "U1-value-data-buffer",
@@ -401,6 +401,14 @@ pub const QUIRKS: &[Quirk] = &[
         components: "v4 ... v61 (REGEX 49)",
         openpmix: "Which REGEX forms a release packs and reads, and how many bytes it takes of them, depends on its preg modules. 4.2.x ... 6.1 have the native module, which claims any regex whose first four bytes are `pmix` (`pmix[...]`, also `pmixfoo`), up to its NUL; 7.0 and master do not (a `pmix` regex takes the plain-string fallback, quirk U4). The compress module's `blob:` NUL `component=zlib:` NUL `size=N:` NUL + N bytes: 4.2.x ... 6.0 compute its length with strtoul over the text `size=N:` (0), so they pack and read the header plus 5 bytes whatever N is (a longer payload is cut, a shorter one takes the next bytes along); 6.1 takes N bytes but checks nothing behind `blob` and the label; 7.0 and master check the whole header and refuse a malformed one with -27 (PMIX_ERR_BAD_PARAM). Only N = 5 means the same everywhere.",
         chosen: "Selectable by Release (Profile::regex_pmix_framing, Profile::preg; the rules in crate::preg): each profile packs and reads what its release's modules claim, byte for byte.",
+    },
+    Quirk {
+        id: "U19-v20-value-info-array",
+        kind: QuirkKind::SelfInconsistent,
+        releases: &["4.2", "5.0", "6.0", "6.1", "master"],
+        components: "v20",
+        openpmix: "v20's VALUE packer refuses a VALUE of the deprecated INFO_ARRAY type (-1), but its VALUE unpacker reads one, with the same code in every release that has v20: the described-mode tag, then the INFO_ARRAY unpacker (the SIZE, then the elements as VALUEs, quirk U11) writing its array structure over the `array` member of a data array it allocates (8 bytes past that allocation). A peer's bytes of such a VALUE therefore unpack, although no v20 library ever writes them.",
+        chosen: "Decode like the unpacker: a v20 VALUE of INFO_ARRAY reads the INFO_ARRAY and yields Value::InfoArray with the INFOs the receiver holds (quirk U11); the depth cap of INFO_ARRAY applies (quirk R6). Encode like the packer (refused, -1). `DecodeOptions::as_written` refuses it too (-1). The families are code, the releases data: all of 4.2.2 ... 6.1.0 and master read it the same way, so no profile flag selects it.",
     },
 ];
 

@@ -308,6 +308,28 @@ fn r7_nested_count_check() {
             Err((-50, 0))
         );
     }
+    // A DATA_ARRAY of an element type the release cannot hold, claiming 1000 elements with
+    // 8 bytes left (bytes recorded from 4.2.2, 6.1.0 and 7.0.0rc1): up to 6.1 the type is
+    // refused first (v21 BUFFER -32, v20 VALUE -47), 7.0 and master check the count first.
+    let buffers = h("00000001 001a 000f 00000000000003e8 0000000000000000");
+    let darray = [(DataType::DATA_ARRAY, 1)];
+    for (r, status) in [
+        (R42, -32),
+        (Release::OpenPmix6_1, -32),
+        (Release::OpenPmix7_0, -50),
+        (MASTER, -50),
+    ] {
+        let c = codec(Component::V21, ND, r);
+        assert_eq!(dec(c, &buffers, &darray), Err((status, 0)), "{r}");
+    }
+    let modex = h("00000001 001d 000f 00000000000003e8 0000000000000000");
+    let c = codec(Component::V21, ND, Release::OpenPmix7_0);
+    assert_eq!(dec(c, &modex, &darray), Err((-50, 0)));
+    let values = h("00000001 0015 000f 00000000000003e8 0000000000000000");
+    for r in [R42, MASTER] {
+        let c = codec(Component::V20, ND, r);
+        assert_eq!(dec(c, &values, &darray), Err((-47, 0)), "{r}");
+    }
 }
 
 #[test]
@@ -1220,4 +1242,59 @@ fn u18_topo_xml_parsed() {
             "{comp}"
         );
     }
+}
+
+#[test]
+fn u19_v20_value_info_array() {
+    // Bytes recorded as vectors (v20, non-described, 4.2.2 ... 6.1.0): a VALUE of INFO_ARRAY
+    // of one and of three VALUEs of UINT8, then a UINT8 call of 7. What libpmix 4.2.2 and
+    // 6.1.0 read there (oracle): the INFO_ARRAY, whose INFOs are keyed by the bytes of the
+    // VALUE types read over them (quirk U11), then the 7.
+    let one = h("00000001 002c 000f 0000000000000001 000c 01 00000001 07");
+    let three = h("00000001 002c 000f 0000000000000003 000c 01 000c 02 000c 03 00000001 07");
+    let ghost = |key: &[u8]| Info {
+        key: Text::from(key.to_vec()),
+        flags: 0,
+        value: Value::Undef,
+    };
+    let read = |infos: Vec<Info>| {
+        vec![
+            Item::one(Value::Value(Box::new(Value::InfoArray(infos)))),
+            Item::one(Value::Uint8(7)),
+        ]
+    };
+    let calls = [(DataType::VALUE, 1), (DataType::UINT8, 1)];
+    for rel in [
+        R42,
+        Release::OpenPmix5_0,
+        Release::OpenPmix6_0,
+        Release::OpenPmix6_1,
+        MASTER,
+    ] {
+        let c = codec(Component::V20, ND, rel);
+        assert_eq!(
+            dec(c, &one, &calls),
+            Ok(read(vec![ghost(&[0x0c])])),
+            "{rel}"
+        );
+        // Three elements take the same bytes as the library's read (the 7 follows), and
+        // the first INFO is the library's. The later ones are not pinned: the unpacker
+        // writes every VALUE over the first INFO's key and never writes the later INFOs,
+        // so the library hands over whatever its allocation held (4.2.2 and 6.1.0 showed
+        // "" there on a fresh heap; pmix-codec keys them by their own VALUE types, U11).
+        let got = dec(c, &three, &calls).expect("three elements");
+        let Value::Value(v) = &got[0].values[0] else {
+            panic!("{rel}: not a VALUE")
+        };
+        let Value::InfoArray(infos) = &**v else {
+            panic!("{rel}: not an INFO_ARRAY")
+        };
+        assert_eq!((infos.len(), &infos[0]), (3, &ghost(&[0x0c])), "{rel}");
+        assert_eq!(got[1], Item::one(Value::Uint8(7)), "{rel}");
+    }
+    // The packer refuses such a VALUE, and so does a decoder reading as written.
+    let item = Item::one(Value::Value(Box::new(Value::InfoArray(vec![]))));
+    assert_eq!(enc_status(codec(Component::V20, ND, R42), &[item]), -1);
+    let w = as_written(Component::V20, ND, R42);
+    assert_eq!(dec(w, &one, &calls), Err((-1, 0)));
 }

@@ -17,7 +17,9 @@
 # UTS namespace with a private tmpfs /tmp (two slurmd on one /tmp collide on the PMIx
 # application directory). Waits (bounded) until both nodes are idle. Every daemon's pid is
 # written to DIR/pids ("name pid" lines); stop ends each of them, then the namespace
-# holder, and checks that none is left.
+# holder, kills whatever else lives in the cluster's mount namespaces (a step's
+# slurmstepd that outlived its slurmd, recorded as "stray-NAME pid"), and checks that none
+# is left.
 # job: an `srun --mpi=pmix -N 2 -n N` step of environment holders (tools/live/server.sh's
 # protocol: JOBDIR/pid, JOBDIR/hold; the holders write env.R there and wait for "done").
 # Cache: $PMIX_WIRE_CACHE/slurm/SUITE. Needs root.
@@ -155,7 +157,9 @@ EOF
         </dev/null >"$dir/$name.out" 2>&1 &
       echo "$name $!" >>"$dir/pids"
     }
-    start_daemon slurmctld unshare --uts -- sh -c 'hostname ctl; exec slurmctld -D -i'
+    # -c: a fresh cluster each time; the state a previous cluster saved in the root's spool
+    # (a job whose step never ended, e.g. killed by stop) would keep the nodes busy
+    start_daemon slurmctld unshare --uts -- sh -c 'hostname ctl; exec slurmctld -D -i -c'
     sleep 1
     for node in n1 n2; do
       start_daemon "slurmd-$node" unshare --uts --mount --propagation unchanged -- \
@@ -198,12 +202,31 @@ EOF
     [ -n "$dir" ] || die "stop --slurm DIR"
     timeout="${timeout:-20}"
     [ -s "$dir/pids" ] || exit 0
+    # the cluster's mount namespaces (the holder's, each node's), read while its daemons
+    # live; never this shell's own (the unshare line lives in the caller's namespace)
+    mine="$(readlink /proc/self/ns/mnt)"
+    cluster_ns="$(while read -r name pid; do
+      [ "$name" != unshare ] && pid_alive "$pid" && readlink "/proc/$pid/ns/mnt"
+    done <"$dir/pids" | sort -u | grep -vxF "$mine" || true)"
     # daemons first (slurmd, slurmctld, munged), then the holder and its unshare
     for name in slurmd-n1 slurmd-n2 slurmctld munged holder unshare; do
       pid="$(awk -v n="$name" '$1 == n {print $2}' "$dir/pids")"
       [ -n "$pid" ] && pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null || true
       if [ "$name" = slurmctld ] || [ "$name" = slurmd-n2 ]; then sleep 0.3; fi
     done
+    # what no pid line names but lives in the cluster's namespaces: a step's slurmstepd
+    # outlives its slurmd when the step's PMIx server never saw its client connect (e.g. a
+    # munge credential made with another key); it blocks SIGTERM, so it is killed, and
+    # tracked like the daemons
+    if [ -n "$cluster_ns" ]; then
+      for p in /proc/[0-9]*; do
+        pid="${p#/proc/}"; ns="$(readlink "$p/ns/mnt" 2>/dev/null)" || continue
+        grep -qxF "$ns" <<<"$cluster_ns" || continue
+        awk -v p="$pid" '$2 == p {f = 1} END {exit !f}' "$dir/pids" && continue
+        echo "stray-$(tr -c 'a-zA-Z0-9_.\n-' _ <"$p/comm" 2>/dev/null || echo proc) $pid" >>"$dir/pids"
+        kill -KILL "$pid" 2>/dev/null || true
+      done
+    fi
     deadline=$((SECONDS + timeout)); left=""
     while [ $SECONDS -lt $deadline ]; do
       left=""

@@ -325,10 +325,16 @@ fn parse_pack_reply(line: &str) -> Reply<Vec<u8>> {
     }
 }
 
-fn parse_items(toks: &mut Tokens) -> Result<Vec<Item>, String> {
+/// Every call of a reply. In an error reply's partial results (`partial`) a call may carry
+/// a negative count: the library's unpacker loop read no value for it (quirk U5).
+fn parse_items(toks: &mut Tokens, partial: bool) -> Result<Vec<Item>, String> {
     let mut items = Vec::new();
     while !toks.is_empty() {
-        items.push(toks.item()?);
+        items.push(if partial {
+            toks.partial_item()?
+        } else {
+            toks.item()?
+        });
     }
     Ok(items)
 }
@@ -336,7 +342,7 @@ fn parse_items(toks: &mut Tokens) -> Result<Vec<Item>, String> {
 fn parse_unpack_reply(line: &str) -> Reply<Vec<Item>> {
     let (head, rest) = line.split_once(' ').unwrap_or((line, ""));
     match head {
-        "ok" => match parse_items(&mut Tokens::new(rest)) {
+        "ok" => match parse_items(&mut Tokens::new(rest), false) {
             Ok(items) => Reply::Ok(items),
             Err(e) => Reply::Bad(format!("unparsable reply ({e}): {line:?}")),
         },
@@ -344,7 +350,7 @@ fn parse_unpack_reply(line: &str) -> Reply<Vec<Item>> {
             let mut t = Tokens::new(rest);
             let status = t.next_tok().ok().and_then(|s| s.parse().ok());
             let index = t.next_tok().ok().and_then(|s| s.parse().ok());
-            match (status, index, parse_items(&mut t)) {
+            match (status, index, parse_items(&mut t, true)) {
                 (Some(status), Some(index), Ok(partial)) => Reply::Err {
                     status,
                     index,

@@ -429,6 +429,19 @@ impl<'a> Tokens<'a> {
         Ok(Item { ty, values })
     }
 
+    /// Parse one call of an error reply's partial results: like [`Tokens::item`], except
+    /// that a negative count (a call whose count was negative, which the library's unpacker
+    /// loop read no value for, quirk U5) is a call of no values.
+    pub fn partial_item(&mut self) -> Result<Item, ParseError> {
+        let at = self.pos;
+        let ty = self.ty()?;
+        if self.num::<i64>().is_ok_and(|c| c < 0) {
+            return Ok(Item { ty, values: vec![] });
+        }
+        self.pos = at;
+        self.item()
+    }
+
     /// Parse one value of type `t`.
     pub fn value(&mut self, t: DataType) -> Result<Value, ParseError> {
         Ok(match t {

@@ -162,6 +162,25 @@ impl<'a, O: Observer> Dec<'a, O> {
         if n == 0 || ty == DataType::UNDEF {
             return Ok((ty, None));
         }
+        // 7.0 and master refuse a count beyond the bytes left before they allocate the
+        // element storage; up to 6.1 (and v20 everywhere) the storage comes first, so an
+        // element type it cannot hold is refused whatever the count (quirk R7).
+        let count_first =
+            self.rel.profile().darray_count_before_storage && self.fam != Family::Legacy20;
+        if count_first {
+            self.darray_count_guard(ty, n, nat)?;
+        }
+        self.darray_storage(ty, at)?;
+        if !count_first {
+            self.darray_count_guard(ty, n, nat)?;
+        }
+        Ok((ty, Some(n as usize)))
+    }
+
+    /// A DATA_ARRAY count (at `nat`) the input cannot hold: beyond the bytes left (-50), or
+    /// for POINTER and DATA_ARRAY elements, which may take less than a byte each, beyond
+    /// the POINTER budget or the bytes left plus 4096 (-32).
+    fn darray_count_guard(&self, ty: DataType, n: u64, nat: usize) -> Result<()> {
         if ty != DataType::POINTER && ty != DataType::DATA_ARRAY {
             self.count_check(n, nat, "DATA_ARRAY")?;
         } else if (ty == DataType::POINTER && n > self.pointer_budget)
@@ -173,7 +192,12 @@ impl<'a, O: Observer> Dec<'a, O> {
                 "DATA_ARRAY count beyond what the input can hold",
             ));
         }
-        let n = n as usize;
+        Ok(())
+    }
+
+    /// Whether the release can allocate the element storage of a DATA_ARRAY of `ty` (the
+    /// array starts at `at`; quirk U8): its refusal if not.
+    fn darray_storage(&self, ty: DataType, at: usize) -> Result<()> {
         // Element storage is allocated from a fixed list of types before anything is read
         // (quirk U8): v20 refuses the rest, 4.2.x's constructor leaves them NULL.
         if self.as_read()
@@ -238,6 +262,6 @@ impl<'a, O: Observer> Dec<'a, O> {
                 format!("cannot construct an array of {ty} (quirk U8 where registered)"),
             ));
         }
-        Ok((ty, Some(n)))
+        Ok(())
     }
 }

@@ -201,6 +201,13 @@ impl<'a, O: Observer> Dec<'a, O> {
                 self.one(ty)
             }
             Family::Legacy20 => {
+                if ty == DataType::INFO_ARRAY && self.as_read() {
+                    // v20's VALUE unpacker reads a (deprecated) INFO_ARRAY, with the INFO_ARRAY
+                    // unpacker (its elements as VALUEs, quirk U11), although its packer
+                    // refuses to write one (quirk U19).
+                    self.legacy_desc(DataType::INFO_ARRAY)?;
+                    return self.one(DataType::INFO_ARRAY);
+                }
                 if !quirks::V20_VALUE_TYPES.contains(&ty) {
                     return Err(err(Status::ERROR, at, format!("v20 VALUE of {ty}")));
                 }

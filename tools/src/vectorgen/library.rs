@@ -2,6 +2,7 @@
 
 use super::families::{all_cases, gen_valid};
 use super::files::{file_name, finish, load_dir, Corpus, Options};
+use super::gaps::gen_gaps;
 use super::generator::Gen;
 use super::hostile::gen_hostile;
 use super::judge::{Judge, LibraryJudge};
@@ -77,6 +78,10 @@ pub fn generate_library(
             // was before these cases existed.
             g.judge.fresh();
             gen_valid(&mut g, &crate::forms::form_cases(comp, rel));
+            g.judge.fresh();
+            // The inputs that close the mutation-testing gaps (vectors/COVERAGE.md), in a
+            // library process of their own for the same reason.
+            gen_gaps(&mut g);
             g.judge.fresh();
             let skipped = std::mem::take(&mut g.skipped);
             let drafts = std::mem::take(&mut g.out);

@@ -21,6 +21,7 @@ mod checked_in;
 mod draft;
 mod families;
 mod files;
+mod gaps;
 mod generator;
 mod hostile;
 mod judge;

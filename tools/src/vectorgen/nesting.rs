@@ -44,6 +44,53 @@ pub(super) fn gen_info_array_nesting(g: &mut Gen) {
             "R6-nesting-cap",
         );
     }
+    if g.comp.family() == Family::Legacy20 {
+        gen_value_info_arrays(g, shape);
+    }
+}
+
+/// The element counts of the v20 VALUEs of INFO_ARRAY: one element and a few.
+const VALUE_ELEMENTS: [usize; 2] = [1, 3];
+
+/// v20 only: a top-level VALUE of INFO_ARRAY (v20's packer refuses one, its unpacker reads
+/// it, quirk U19) of [`VALUE_ELEMENTS`] VALUEs of UINT8, then a UINT8 call of 7, then a
+/// UINT8 call past the end. The library reads the first two calls and fails on the third,
+/// so the vector pins how many bytes the VALUE takes (what the first call read is not
+/// part of an invalid vector; `codec/tests/quirks.rs::u19_v20_value_info_array` pins it).
+fn gen_value_info_arrays(g: &mut Gen, shape: &Shape) {
+    let codec = g.codec();
+    let head = g.header(1, DataType::VALUE.0).len();
+    let value_of = |k: u8| {
+        codec
+            .encode(&[Item::one(Value::Value(Box::new(Value::Uint8(k))))])
+            .map(|b| b[head..].to_vec())
+    };
+    let Ok(seven) = codec.encode(&[Item::one(Value::Uint8(7))]) else {
+        g.skip("v20 VALUE of INFO_ARRAY: the codec cannot pack UINT8");
+        return;
+    };
+    for n in VALUE_ELEMENTS {
+        let mut wire = g.header(1, DataType::VALUE.0);
+        wire.extend(&shape.value_type);
+        wire.extend(shape.size(n as u64));
+        for k in 1..=n {
+            let Ok(element) = value_of(k as u8) else {
+                g.skip("v20 VALUE of INFO_ARRAY: the codec cannot pack a VALUE of UINT8");
+                return;
+            };
+            wire.extend(element);
+        }
+        wire.extend(&seven);
+        g.hostile(
+            format!(
+                "VALUE of INFO_ARRAY of {n} VALUE(s) of UINT8 (v20 reads it, its packer refuses it: \
+                 quirk U19-v20-value-info-array), then UINT8 7, then a UINT8 call past the end"
+            ),
+            wire,
+            &[DataType::VALUE, DataType::UINT8, DataType::UINT8],
+            &[],
+        );
+    }
 }
 
 /// How the unpacker reads one level: the VALUE's type field, then the SIZE of the array
@@ -56,8 +103,13 @@ struct Shape {
 impl Shape {
     /// One top-level INFO_ARRAY call whose arrays nest `depth` deep, each holding one VALUE
     /// of type INFO_ARRAY, the innermost empty.
+    /// The array's SIZE field holding `n`.
+    fn size(&self, n: u64) -> Vec<u8> {
+        [self.size_tags.clone(), n.to_be_bytes().to_vec()].concat()
+    }
+
     fn wire(&self, g: &Gen, depth: usize) -> Vec<u8> {
-        let size = |n: u64| [self.size_tags.clone(), n.to_be_bytes().to_vec()].concat();
+        let size = |n: u64| self.size(n);
         let mut w = g.header(1, DataType::INFO_ARRAY.0);
         w.extend(size(u64::from(depth > 1)));
         for level in 2..=depth {

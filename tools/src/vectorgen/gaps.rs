@@ -1,0 +1,163 @@
+//! Inputs that close the gaps mutation testing found in the vector corpus
+//! (`vectors/COVERAGE.md`, "Every surviving mutant"): each family below pushes one guard of
+//! the codec to where a broken guard gives a different answer, and each input is judged by
+//! the release's library like every other vector.
+//!
+//! * many sibling INFO_ARRAYs in one buffer (a nesting count left raised after each one
+//!   refuses the 51st);
+//! * a negative top-level count for a variable-size type (quirk U5's second branch: the
+//!   call reads no value and the next call goes on from there);
+//! * a DATA_ARRAY of an element type the release refuses, whose count is beyond the bytes
+//!   left (which refusal comes first);
+//! * one pack call of several POINTERs (quirk P1: one sentinel byte per call).
+
+use super::generator::Gen;
+use pmix_codec::*;
+
+/// Sibling INFO_ARRAYs in one call: past the 50 a nesting count raised by two per array
+/// (and never lowered) would allow.
+const SIBLINGS: usize = 60;
+
+/// The count of the DATA_ARRAYs whose count lies: far beyond the few bytes that follow.
+const LYING_COUNT: usize = 1000;
+
+/// The bytes left after a lying DATA_ARRAY count.
+const BYTES_LEFT: usize = 8;
+
+/// Record every gap family for this generator's component and buffer kind.
+pub(super) fn gen_gaps(g: &mut Gen) {
+    sibling_info_arrays(g);
+    pointer_calls(g);
+    negative_counts(g);
+    lying_refused_darrays(g);
+}
+
+/// One INFO_ARRAY call of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read an array's
+/// elements as VALUEs, quirk U11, so only empty ones come back as packed).
+fn sibling_info_arrays(g: &mut Gen) {
+    if !g.comp.registers(DataType::INFO_ARRAY, g.rel) {
+        return;
+    }
+    let arrays = vec![Value::InfoArray(vec![]); SIBLINGS];
+    g.pack_case(
+        &format!("gap.siblings: {SIBLINGS} empty INFO_ARRAYs in one call"),
+        &[Item::new(DataType::INFO_ARRAY, arrays)],
+        &[],
+    );
+}
+
+/// POINTER calls of two and three values (v12 packs no POINTER byte at all).
+fn pointer_calls(g: &mut Gen) {
+    if !g.comp.registers(DataType::POINTER, g.rel) || g.comp.family() == Family::Legacy12 {
+        return;
+    }
+    for n in [2usize, 3] {
+        g.pack_case(
+            &format!("gap.pointers: {n} POINTERs in one call"),
+            &[Item::new(DataType::POINTER, vec![Value::Pointer; n])],
+            &[],
+        );
+    }
+}
+
+/// A call of STRING or INFO whose count is -1, then a UINT8 call of 7, then a UINT8 call
+/// past the end: the libraries read no value for the first call (quirk U5: these unpackers
+/// do not check `count * size`), read the 7, and fail on the third call.
+fn negative_counts(g: &mut Gen) {
+    let Ok(seven) = g.codec().encode(&[Item::one(Value::Uint8(7))]) else {
+        g.skip("gap.negative-count: the codec cannot pack UINT8");
+        return;
+    };
+    for ty in [DataType::STRING, DataType::INFO] {
+        if !g.comp.registers(ty, g.rel) {
+            continue;
+        }
+        let mut wire = g.header(-1, ty.0);
+        wire.extend(&seven);
+        g.hostile(
+            format!(
+                "gap.negative-count: {ty} call of count -1 (no value read, quirk U5-negative-count), \
+                 then UINT8 7, then a UINT8 call past the end"
+            ),
+            wire,
+            &[ty, DataType::UINT8, DataType::UINT8],
+            &["LyingCount"],
+        );
+    }
+}
+
+/// A DATA_ARRAY whose element type the release refuses (quirk U8) and whose count is
+/// [`LYING_COUNT`] with [`BYTES_LEFT`] bytes after it: the first registered type the
+/// reference decoder refuses as an element, and the unknown id 500.
+fn lying_refused_darrays(g: &mut Gen) {
+    if !g.comp.registers(DataType::DATA_ARRAY, g.rel) {
+        return;
+    }
+    let codec = g.codec();
+    // A DATA_ARRAY of UINT8 as this component writes it: its header, the element type
+    // field, then the count (and in a described buffer the elements' tag) and the elements.
+    let darray = |n: usize| {
+        codec.encode(&[Item::one(Value::array(
+            DataType::UINT8,
+            vec![Value::Uint8(7); n],
+        ))])
+    };
+    let (Ok(lying), Ok(honest)) = (darray(LYING_COUNT), darray(1)) else {
+        g.skip("gap.lying-darray: the codec cannot pack a DATA_ARRAY of UINT8");
+        return;
+    };
+    let type_field = |t: DataType| g.tag(t.0);
+    let head = g.header(1, DataType::DATA_ARRAY.0).len();
+    let uint8 = type_field(DataType::UINT8);
+    if lying.get(head..head + uint8.len()) != Some(&uint8[..]) {
+        g.skip("gap.lying-darray: element type field not found");
+        return;
+    }
+    // Everything between the type field and the elements: the count and its tags.
+    let count_and_tags = &lying[head + uint8.len()..lying.len() - LYING_COUNT];
+    let with_type = |t: DataType, count_and_tags: &[u8], tail: &[u8]| {
+        [&lying[..head], &type_field(t), count_and_tags, tail].concat()
+    };
+    // The element types this release refuses: one element that the bytes can hold, refused
+    // for its type (not for a short read).
+    let honest_count = &honest[head + uint8.len()..honest.len() - 1];
+    let refused = g
+        .comp
+        .registered_types(g.rel)
+        .into_iter()
+        .filter(|t| {
+            !matches!(
+                *t,
+                DataType::UNDEF | DataType::POINTER | DataType::DATA_ARRAY
+            )
+        })
+        .find(|&t| {
+            let wire = with_type(t, honest_count, &[0; 64]);
+            codec
+                .decode(&wire, &[DataType::DATA_ARRAY])
+                .is_err_and(|e| {
+                    [
+                        Status::ERR_NOT_SUPPORTED,
+                        Status::ERR_NOMEM,
+                        Status::ERR_UNKNOWN_DATA_TYPE,
+                    ]
+                    .contains(&e.status)
+                })
+        });
+    let inputs: Vec<(DataType, Vec<u8>)> = refused
+        .into_iter()
+        .chain([DataType(500)])
+        .map(|t| (t, with_type(t, count_and_tags, &[0; BYTES_LEFT])))
+        .collect();
+    for (t, wire) in inputs {
+        g.hostile(
+            format!(
+                "gap.lying-darray: DATA_ARRAY of {t} (an element type this release refuses, \
+                 quirk U8-darray-element-storage) whose count says {LYING_COUNT}, {BYTES_LEFT} bytes follow"
+            ),
+            wire,
+            &[DataType::DATA_ARRAY],
+            &["LyingCount"],
+        );
+    }
+}
