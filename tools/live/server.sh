@@ -106,7 +106,8 @@ case "$cmd" in
         ;;
       pmix-server)
         bin="${CARGO_TARGET_DIR:-$repo/target}/release/pmix-server"
-        [ -x "$bin" ] || (cd "$repo" && cargo build -q --release -p pmix-server)
+        # always ask cargo: a binary left from older sources would answer for them
+        (cd "$repo" && cargo build -q --release -p pmix-server --bin pmix-server)
         setsid "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
           </dev/null >"$dir/server.out" 2>"$dir/server.log" &
         echo $! >"$dir/pid"
