@@ -222,30 +222,46 @@ mod tests {
     #[test]
     fn prefixes_name_the_release_only_when_needed() {
         use BufferKind::*;
-        assert_eq!(
-            id_prefix(Component::V61, NonDescribed, Release::OpenPmix6_1),
-            "v61.non-described"
-        );
-        assert_eq!(
-            id_prefix(Component::V61, NonDescribed, Release::Master),
-            "v61@master.non-described"
-        );
-        assert_eq!(
-            id_prefix(Component::V41, FullyDescribed, Release::OpenPmix4_2),
-            "v41.fully-described"
-        );
-        assert_eq!(
-            id_prefix(Component::V41, NonDescribed, Release::Master),
-            "v41@master.non-described"
-        );
-        assert_eq!(
-            id_prefix(Component::V61, NonDescribed, Release::OpenPmix4_2),
-            "v61@4_2.non-described"
-        );
-        assert_eq!(
-            id_prefix(Component::V61, NonDescribed, Release::OpenPmix7_0),
-            "v61@7_0.non-described"
-        );
+        for (component, kind, release, want) in [
+            (
+                Component::V61,
+                NonDescribed,
+                Release::OpenPmix6_1,
+                "v61.non-described",
+            ),
+            (
+                Component::V61,
+                NonDescribed,
+                Release::Master,
+                "v61@master.non-described",
+            ),
+            (
+                Component::V41,
+                FullyDescribed,
+                Release::OpenPmix4_2,
+                "v41.fully-described",
+            ),
+            (
+                Component::V41,
+                NonDescribed,
+                Release::Master,
+                "v41@master.non-described",
+            ),
+            (
+                Component::V61,
+                NonDescribed,
+                Release::OpenPmix4_2,
+                "v61@4_2.non-described",
+            ),
+            (
+                Component::V61,
+                NonDescribed,
+                Release::OpenPmix7_0,
+                "v61@7_0.non-described",
+            ),
+        ] {
+            assert_eq!(id_prefix(component, kind, release), want);
+        }
     }
 
     #[test]
