@@ -158,6 +158,18 @@ pub fn verdict(
     let t = report.totals;
     if t.errors > 0 {
         why.push(format!("{} scenario(s) ended in an error", t.errors));
+        // Name each one with its message: a CI log keeps only its tail, and an error that
+        // does not recur on a re-run must still be traceable from that tail.
+        for c in &report.cases {
+            if let Outcome::Error { message } = &c.outcome {
+                let at = c
+                    .detail
+                    .as_deref()
+                    .map(|d| format!(" at {d}"))
+                    .unwrap_or_default();
+                why.push(format!("  {}{at}: {message}", c.id));
+            }
+        }
     }
     if t.passed + t.failed == 0 {
         why.push(format!(
@@ -258,4 +270,36 @@ pub fn reading_lines(scenarios: &[super::Scenario], report: &Report) -> Vec<Stri
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::CaseResult;
+    use std::time::Duration;
+
+    #[test]
+    fn an_errored_scenario_is_named_with_its_message() {
+        let mut r = Report::new("scenarios", "test");
+        r.push(CaseResult {
+            id: "sess-target-one".into(),
+            requirement: "r".into(),
+            group: "g".into(),
+            outcome: Outcome::Error {
+                message: "timed out after 120 s".into(),
+            },
+            detail: Some("step 3 (spawn)".into()),
+            diff: None,
+            duration: Duration::ZERO,
+        });
+        let why = verdict(&r, None, None);
+        assert!(
+            why.contains(&"1 scenario(s) ended in an error".to_string()),
+            "{why:?}"
+        );
+        assert!(
+            why.contains(&"  sess-target-one at step 3 (spawn): timed out after 120 s".to_string()),
+            "{why:?}"
+        );
+    }
 }
