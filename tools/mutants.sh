@@ -22,7 +22,8 @@
 # restores each file after its mutant; it refuses to start on a tree with uncommitted changes
 # to codec/src, and checks after the run that codec/src is unchanged. Use a clean clone or a
 # spare git worktree. Output: target/mutants/<mode>/mutants.out/ (outcomes.json, missed.txt);
-# a shard's in target/mutants/shard-K-of-N/.
+# a shard's in target/mutants/shard-K-of-N/; codec-suite's in target/mutants/codec-suite/quick/
+# and .../suite/ (the second pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,7 +91,7 @@ case "$mode" in
     for n in "${ci_names[@]}"; do args+=(-F "$(name_filter "$n")"); done ;;
   full) args=("${all_files[@]}") ;;
   shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
-  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
 esac
 
 if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
