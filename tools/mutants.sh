@@ -16,7 +16,9 @@
 #                                     target) instead of the replay: the side-by-side score.
 #                                     In two passes, for speed only: the quick targets first
 #                                     (all but the slow ones below), then the whole suite for
-#                                     each mutant the quick pass missed; see below
+#                                     each mutant the quick pass missed; see below.
+#                                     `codec-suite --whole NAME...` skips the quick pass
+#                                     (for mutants a quick pass already missed)
 #
 # It mutates the checkout IN PLACE (so the release build already in target/ is reused) and
 # restores each file after its mutant; it refuses to start on a tree with uncommitted changes
@@ -28,6 +30,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode="${1:-}"
+whole_only=0
+if [ "$mode" = codec-suite ] && [ "${2:-}" = --whole ]; then whole_only=1; set -- "$1" "${@:3}"; fi
 version=27.1.0
 # The CI subset: named mutants of the wire primitives (flexible and zigzag integers) and of
 # the VALUE/INFO paths of the encoder and decoder, and two once-surviving mutants now caught
@@ -91,7 +95,7 @@ case "$mode" in
     for n in "${ci_names[@]}"; do args+=(-F "$(name_filter "$n")"); done ;;
   full) args=("${all_files[@]}") ;;
   shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
-  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac
 
 if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
@@ -143,7 +147,11 @@ run_mutants() {
 # The outcomes the score reads, in order: a later file's outcome of a mutant replaces an
 # earlier one's.
 outcome_files=()
-if [ "$mode" = codec-suite ]; then
+if [ "$mode" = codec-suite ] && [ "$whole_only" = 1 ]; then
+  baseline "${cargo_test[@]}"
+  run_mutants "$out/suite" "$timeout" "${test_args[@]}" "${args[@]}"
+  outcome_files+=("$out/suite/mutants.out/outcomes.json")
+elif [ "$mode" = codec-suite ]; then
   echo "== quick pass: ${quick_targets[*]}"
   baseline "${cargo_test[@]}" "${quick_targets[@]}"
   run_mutants "$out/quick" "$quick_timeout" "${test_args[@]}" "${quick_args[@]}" "${args[@]}"
