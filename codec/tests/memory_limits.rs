@@ -11,10 +11,10 @@
 
 use pmix_codec::wire::{put_flex, zigzag};
 use pmix_codec::*;
-use std::process::Command;
+use pmix_testsupport::{is_limited_child, rerun_under_ulimit};
 
-/// Set in a child process to the name of the test it runs under the limit.
-const CHILD: &str = "PMIX_WIRE_LIMITED_CHILD";
+/// About 1 GB of address space, in KiB (`ulimit -v`).
+const ONE_GB_KB: u64 = 1_000_000;
 
 /// The H1 message: one v61 non-described INFO call whose count is 2^31-1, followed by
 /// 16 MiB of `filler` after one well-formed INFO.
@@ -37,37 +37,10 @@ fn dense_message() -> Vec<u8> {
     m
 }
 
-/// Whether this process is the child that runs `test` under the limit.
-fn is_child(test: &str) -> bool {
-    std::env::var(CHILD).is_ok_and(|t| t == test)
-}
-
-/// Run this test binary's `test` again in a child process under `ulimit -v 1000000`
-/// (about 1 GB of address space); the child must exit normally. Its standard output.
-fn under_1gb(test: &str) -> String {
-    let exe = std::env::current_exe().expect("test binary");
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 1000000 && exec "$0" --exact "$1" --nocapture --test-threads 1"#)
-        .arg(&exe)
-        .arg(test)
-        .env(CHILD, test)
-        .output()
-        .expect("run the child under ulimit");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{test}: the decoder did not survive a 1 GB address-space limit: {:?}\n{stdout}\n{stderr}",
-        out.status
-    );
-    stdout
-}
-
 #[test]
 fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
     const TEST: &str = "a_dense_message_too_big_for_memory_is_refused_not_aborted";
-    if is_child(TEST) {
+    if is_limited_child(TEST) {
         let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
         let message = Bytes::from(dense_message());
         let e = codec
@@ -86,7 +59,7 @@ fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
         );
         return;
     }
-    let stdout = under_1gb(TEST);
+    let stdout = rerun_under_ulimit(TEST, ONE_GB_KB, "the decoder");
     assert!(
         stdout.contains("dense: PMIX_ERR_NOMEM (-32)"),
         "the refusal is PMIX_ERR_NOMEM:\n{stdout}"
@@ -100,7 +73,7 @@ fn a_dense_message_too_big_for_memory_is_refused_not_aborted() {
 #[test]
 fn h1_lying_info_count_under_a_1gb_address_space() {
     const TEST: &str = "h1_lying_info_count_under_a_1gb_address_space";
-    if is_child(TEST) {
+    if is_limited_child(TEST) {
         // The child: decode under the limit and say how it ended.
         let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
         for filler in [0x00, 0xff] {
@@ -115,7 +88,7 @@ fn h1_lying_info_count_under_a_1gb_address_space() {
         }
         return;
     }
-    let stdout = under_1gb(TEST);
+    let stdout = rerun_under_ulimit(TEST, ONE_GB_KB, "the decoder");
     assert_eq!(
         stdout.matches("H1 filler").count(),
         2,

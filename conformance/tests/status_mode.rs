@@ -9,7 +9,7 @@ use pmix_conformance::status_mode::{StatusClass, StatusMode};
 use pmix_conformance::testee::{
     codec_capabilities, codec_reply, Capabilities, Reply, Request, Testee, TesteeError,
 };
-use pmix_conformance::vectors::{self, load_dir, run_suite_in};
+use pmix_conformance::vectors::{self, load_dir, run_suite_with, SuiteOptions};
 use std::process::Command;
 
 const CLI: &str = env!("CARGO_BIN_EXE_pmix-conformance");
@@ -61,7 +61,14 @@ fn each_mode_accepts_what_it_documents_and_no_more() {
     let sets = load_dir(&vectors::default_dir()).unwrap();
     // OpenPMIx 4.2.2's v41 non-described vectors: many truncations (-50) among others.
     let filter = Some("v41.non-described.");
-    let run = |remap, mode| run_suite_in(&sets, filter, &mut Remapping(remap), None, false, mode);
+    let run = |remap, mode| {
+        let options = SuiteOptions {
+            filter,
+            mode,
+            ..SuiteOptions::default()
+        };
+        run_suite_with(&sets, &mut Remapping(remap), &options)
+    };
     let exact = run(neighbour, StatusMode::Exact).report;
     let remapped = exact.totals.failed;
     assert!(remapped > 50, "the filter holds -50 vectors: {remapped}");

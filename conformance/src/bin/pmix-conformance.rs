@@ -364,15 +364,14 @@ fn vectors_cmd(a: VectorArgs) -> Result<bool, String> {
         max_errors: a.max_errors.map(|n| n as usize),
         max_timeouts: a.max_timeouts.map(|n| n as usize),
     };
-    let run = vectors::run_suite_limited(
-        &sets,
+    let options = vectors::SuiteOptions {
         filter,
-        testee.as_mut(),
-        xfail.as_ref(),
-        !a.report.json,
-        a.status_mode,
-        &limits,
-    );
+        xfail: xfail.as_ref(),
+        progress: !a.report.json,
+        mode: a.status_mode,
+        limits,
+    };
+    let run = vectors::run_suite_with(&sets, testee.as_mut(), &options);
     drop(testee);
     emit(&run.report, &a.report, a.max_failures)?;
     if let Some(why) = &run.stopped {

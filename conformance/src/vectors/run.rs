@@ -128,41 +128,47 @@ pub fn run_suite(
     xfail: Option<&ExpectedFailures>,
     progress: bool,
 ) -> SuiteRun {
-    run_suite_in(sets, filter, testee, xfail, progress, StatusMode::Exact)
+    let options = SuiteOptions {
+        filter,
+        xfail,
+        progress,
+        ..SuiteOptions::default()
+    };
+    run_suite_with(sets, testee, &options)
 }
 
-/// [`run_suite`], judging invalid vectors' statuses in `mode` (`--status`); the report says
-/// which mode it was and lists the passes only that mode allowed.
-pub fn run_suite_in(
+/// How [`run_suite_with`] replays a corpus: which cases, against which expected failures,
+/// how statuses are judged and when to stop early. The default replays every case, with no
+/// expected-failure list, no progress line, exact statuses and no early stop.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SuiteOptions<'a> {
+    /// Only the cases whose id contains this.
+    pub filter: Option<&'a str>,
+    /// The testee's expected-failure list.
+    pub xfail: Option<&'a ExpectedFailures>,
+    /// Print a progress line to stderr.
+    pub progress: bool,
+    /// How invalid vectors' statuses are judged (`--status`); the report says which mode it
+    /// was and lists the passes only that mode allowed.
+    pub mode: StatusMode,
+    /// When to stop early (the cases not run are not in the report, and no file counts as
+    /// replayed in full).
+    pub limits: Limits,
+}
+
+/// [`run_suite`] with every option of [`SuiteOptions`].
+pub fn run_suite_with(
     sets: &[VectorSet],
-    filter: Option<&str>,
     testee: &mut dyn Testee,
-    xfail: Option<&ExpectedFailures>,
-    progress: bool,
-    mode: StatusMode,
+    options: &SuiteOptions<'_>,
 ) -> SuiteRun {
-    run_suite_limited(
-        sets,
+    let SuiteOptions {
         filter,
-        testee,
         xfail,
         progress,
         mode,
-        &Limits::default(),
-    )
-}
-
-/// [`run_suite_in`], stopping early when `limits` are reached (the cases not run are not in
-/// the report, and no file counts as replayed in full).
-pub fn run_suite_limited(
-    sets: &[VectorSet],
-    filter: Option<&str>,
-    testee: &mut dyn Testee,
-    xfail: Option<&ExpectedFailures>,
-    progress: bool,
-    mode: StatusMode,
-    limits: &Limits,
-) -> SuiteRun {
+        ref limits,
+    } = *options;
     let t0 = Instant::now();
     let all = cases(sets, filter);
     let (mut runs, stopped) = run_limited(&all, testee, progress, mode, limits);
