@@ -13,17 +13,25 @@
 #                                     that should kill it has landed
 #   bash tools/mutants.sh codec-suite NAME...  the named mutants judged by the codec's own
 #                                     test suite (`cargo test -p pmix-codec --release`, every
-#                                     target) instead of the replay: the side-by-side score
+#                                     target) instead of the replay: the side-by-side score.
+#                                     In two passes, for speed only: the quick targets first
+#                                     (all but the slow ones below), then the whole suite for
+#                                     each mutant the quick pass missed; see below.
+#                                     `codec-suite --whole NAME...` skips the quick pass
+#                                     (for mutants a quick pass already missed)
 #
 # It mutates the checkout IN PLACE (so the release build already in target/ is reused) and
 # restores each file after its mutant; it refuses to start on a tree with uncommitted changes
 # to codec/src, and checks after the run that codec/src is unchanged. Use a clean clone or a
 # spare git worktree. Output: target/mutants/<mode>/mutants.out/ (outcomes.json, missed.txt);
-# a shard's in target/mutants/shard-K-of-N/.
+# a shard's in target/mutants/shard-K-of-N/; codec-suite's in target/mutants/codec-suite/quick/
+# and .../suite/ (the second pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode="${1:-}"
+whole_only=0
+if [ "$mode" = codec-suite ] && [ "${2:-}" = --whole ]; then whole_only=1; set -- "$1" "${@:3}"; fi
 version=27.1.0
 # The CI subset: named mutants of the wire primitives (flexible and zigzag integers) and of
 # the VALUE/INFO paths of the encoder and decoder, and two once-surviving mutants now caught
@@ -49,6 +57,7 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # target, so the first mutant's build is incremental on top of it).
 cargo_test=(--profile=release --package=pmix-conformance --test vector_replay)
 timeout=240
+judge="the replay"
 test_args=(--no-config --test-package pmix-conformance --profile release
   --cargo-arg=--test --cargo-arg=vector_replay)
 if [ "$mode" = codec-suite ]; then
@@ -56,16 +65,37 @@ if [ "$mode" = codec-suite ]; then
   cargo_test=(--profile=release --package=pmix-codec)
   test_args=(--no-config --test-package pmix-codec --profile release)
   timeout=600
+  judge="the codec's tests"
+  # The quick pass: the library's unit tests and every integration test target but the
+  # slow ones (together about 25 s on an idle machine, against about 200 s for the suite;
+  # the doc tests run only with the whole suite). A mutant a quick target fails is caught by
+  # the suite too (cargo test stops at the first failing target, in name order, so the
+  # suite would fail there or earlier); a mutant the quick pass misses is then judged by the
+  # whole suite, unchanged, in a second pass. No test is left out of the verdict; only the
+  # order differs. A quick-pass timeout counts as caught like any other (the suite would hang
+  # at that target too). Each pass has its own baseline, with that pass's cargo arguments.
+  slow_targets=" packer reuse view "
+  quick_targets=(--lib)
+  for f in codec/tests/*.rs; do
+    t=$(basename "$f" .rs)
+    [[ "$slow_targets" == *" $t "* ]] || quick_targets+=(--test "$t")
+  done
+  quick_args=()
+  for a in "${quick_targets[@]}"; do quick_args+=("--cargo-arg=$a"); done
+  quick_timeout=240
 fi
+
+# The -F filter that selects exactly the mutant named $1 (a regex of the name, anchored).
+name_filter() { printf '^%s$' "$(printf '%s' "$1" | sed 's/[][\\.*+?(){}|^$]/\\&/g')"; }
 
 case "$mode" in
   ci|named|codec-suite)
     [ "$mode" = ci ] || { shift; ci_names=("$@"); [ "$#" -gt 0 ] || { echo "mutants.sh: named needs mutant names" >&2; exit 2; }; }
     args=("${all_files[@]}")
-    for n in "${ci_names[@]}"; do args+=(-F "^$(printf '%s' "$n" | sed 's/[][\\.*+?(){}|^$]/\\&/g')\$"); done ;;
+    for n in "${ci_names[@]}"; do args+=(-F "$(name_filter "$n")"); done ;;
   full) args=("${all_files[@]}") ;;
   shard) args=("${all_files[@]}" --shard "${2:?shard K/N}" --sharding round-robin) ;;
-  *) sed -n '2,21p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac
 
 if ! command -v cargo-mutants >/dev/null || ! cargo mutants --version | grep -qF "$version"; then
@@ -95,36 +125,73 @@ fi
 # CARGO_INCREMENTAL: each mutant rebuilds only what changed (about 3 times faster per mutant
 # than a plain release build).
 export CARGO_INCREMENTAL=1
-echo "== baseline: cargo test ${cargo_test[*]}"
-b0=$(date +%s)
-cargo test "${cargo_test[@]}" || { echo "mutants.sh: the unmutated tree fails the replay: no mutant tested" >&2; exit 1; }
-echo "== baseline: $(( $(date +%s) - b0 )) s"
-status=0
-cargo mutants --in-place --baseline skip --timeout "$timeout" --build-timeout 900 \
-  -o "$out" "${test_args[@]}" "${args[@]}" || status=$?
-git diff --quiet -- codec/src || { echo "mutants.sh: codec/src was left mutated" >&2; git diff --stat -- codec/src >&2; exit 1; }
+baseline() {
+  echo "== baseline: cargo test $*"
+  local b0
+  b0=$(date +%s)
+  cargo test "$@" || { echo "mutants.sh: the unmutated tree fails $judge: no mutant tested" >&2; exit 1; }
+  echo "== baseline: $(( $(date +%s) - b0 )) s"
+}
+# One cargo-mutants run into $1 (its output folder), with the timeout $2 and the rest of the
+# arguments; cargo-mutants exits 2 when mutants were missed and 3 on timeouts (the score
+# decides below); anything else (a build error of the tree, an internal error) fails here.
+run_mutants() {
+  local dir="$1" limit="$2" status=0
+  shift 2
+  cargo mutants --in-place --baseline skip --timeout "$limit" --build-timeout 900 \
+    -o "$dir" "$@" || status=$?
+  git diff --quiet -- codec/src || { echo "mutants.sh: codec/src was left mutated" >&2; git diff --stat -- codec/src >&2; exit 1; }
+  case "$status" in 0|2|3) ;; *) echo "mutants.sh: cargo mutants failed ($status)" >&2; exit "$status" ;; esac
+  [ -f "$dir/mutants.out/outcomes.json" ] || { echo "mutants.sh: no $dir/mutants.out/outcomes.json" >&2; exit 1; }
+}
+# The outcomes the score reads, in order: a later file's outcome of a mutant replaces an
+# earlier one's.
+outcome_files=()
+if [ "$mode" = codec-suite ] && [ "$whole_only" = 1 ]; then
+  baseline "${cargo_test[@]}"
+  run_mutants "$out/suite" "$timeout" "${test_args[@]}" "${args[@]}"
+  outcome_files+=("$out/suite/mutants.out/outcomes.json")
+elif [ "$mode" = codec-suite ]; then
+  echo "== quick pass: ${quick_targets[*]}"
+  baseline "${cargo_test[@]}" "${quick_targets[@]}"
+  run_mutants "$out/quick" "$quick_timeout" "${test_args[@]}" "${quick_args[@]}" "${args[@]}"
+  outcome_files+=("$out/quick/mutants.out/outcomes.json")
+  # The whole suite, for every mutant the quick pass missed (one that does not build there
+  # does not build for the suite either: the same library).
+  second=()
+  while IFS= read -r n; do
+    [ -z "$n" ] || second+=(-F "$(name_filter "$n")")
+  done <"$out/quick/mutants.out/missed.txt"
+  if [ "${#second[@]}" -gt 0 ]; then
+    echo "== whole suite: $(( ${#second[@]} / 2 )) mutants the quick pass did not catch"
+    baseline "${cargo_test[@]}"
+    run_mutants "$out/suite" "$timeout" "${test_args[@]}" "${all_files[@]}" "${second[@]}"
+    outcome_files+=("$out/suite/mutants.out/outcomes.json")
+  fi
+else
+  baseline "${cargo_test[@]}"
+  run_mutants "$out" "$timeout" "${test_args[@]}" "${args[@]}"
+  outcome_files+=("$out/mutants.out/outcomes.json")
+fi
 echo "== mutants: $(( $(date +%s) - start )) s"
-# cargo-mutants exits 2 when mutants were missed and 3 on timeouts: the score decides below.
-# Anything else (a build error of the tree, an internal error) fails here.
-case "$status" in 0|2|3) ;; *) echo "mutants.sh: cargo mutants failed ($status)" >&2; exit "$status" ;; esac
-[ -f "$out/mutants.out/outcomes.json" ] || { echo "mutants.sh: no $out/mutants.out/outcomes.json" >&2; exit 1; }
 
-python3 - "$out/mutants.out/outcomes.json" "$mode" vectors/COVERAGE.md "${#ci_names[@]}" <<'EOF'
+python3 - "$mode" vectors/COVERAGE.md "${#ci_names[@]}" "${outcome_files[@]}" <<'EOF'
 import json, re, sys
-outcomes, mode, coverage, ci_count = sys.argv[1:]
+mode, coverage, ci_count, *outcome_files = sys.argv[1:]
 doc = open(coverage).read()
 # Mutants COVERAGE.md lists as equivalent do not count against the score.
 equivalent = set(re.findall(r"^- equivalent: `([^`]+)`", doc, re.M))
 count = {"CaughtMutant": 0, "MissedMutant": 0, "Timeout": 0, "Unviable": 0}
 missed = []
-for o in json.load(open(outcomes))["outcomes"]:
-    m = o["scenario"]
-    if not isinstance(m, dict) or "Mutant" not in m:
-        continue  # the baseline
-    name = m["Mutant"]["name"]
+final = {}
+for outcomes in outcome_files:
+    for o in json.load(open(outcomes))["outcomes"]:
+        m = o["scenario"]
+        if isinstance(m, dict) and "Mutant" in m:  # not the baseline
+            final[m["Mutant"]["name"]] = o["summary"]
+for name, s in final.items():
     if name in equivalent:
         continue
-    s = o["summary"]
     count[s] = count.get(s, 0) + 1
     if s == "MissedMutant":
         missed.append(name)

@@ -506,6 +506,40 @@ fn l1_v12_type_numbers() {
 }
 
 #[test]
+fn l4_v12_1x_ranks() {
+    // Recorded from every release's v12 (`gap.v12-ranks: PROC ...`, non-described): the
+    // ranks go out unchanged and come back as PMIx 1.x's WILDCARD and UNDEF read as today's.
+    const RANK_WILDCARD: u32 = 0xffff_fffe;
+    const RANK_UNDEF: u32 = 0xffff_ffff;
+    let c = codec(Component::V12, ND, R42);
+    let ranks = [0x7fff_fffe, 0x7fff_ffff];
+    let sent = Item::new(
+        DataType::PROC,
+        ranks.iter().map(|&r| Value::proc("ns", r)).collect(),
+    );
+    let wire = h("00000002 00000003 6e7300 00000009 7ffffffe 00000003 6e7300 00000009 7fffffff");
+    assert_eq!(enc(c, std::slice::from_ref(&sent)), wire);
+    let read = Item::new(
+        DataType::PROC,
+        vec![
+            Value::proc("ns", RANK_WILDCARD),
+            Value::proc("ns", RANK_UNDEF),
+        ],
+    );
+    assert_eq!(dec(c, &wire, &[(DataType::PROC, 2)]), Ok(vec![read]));
+    // Today's WILDCARD and UNDEF are written as they are, and read back unchanged.
+    let today = h("00000001 00000003 6e7300 00000009 fffffffe");
+    assert_eq!(
+        enc(c, &[Item::one(Value::proc("ns", RANK_WILDCARD))]),
+        today
+    );
+    assert_eq!(
+        dec(c, &today, &[(DataType::PROC, 1)]),
+        Ok(vec![Item::one(Value::proc("ns", RANK_WILDCARD))])
+    );
+}
+
+#[test]
 fn l2_v20_info_array_base_packers() {
     let item = Item::one(Value::InfoArray(vec![]));
     let c = codec(Component::V20, FD, R42);

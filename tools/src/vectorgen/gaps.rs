@@ -4,19 +4,20 @@
 //! the release's library like every other vector.
 //!
 //! * many sibling INFO_ARRAYs in one buffer (a nesting count left raised after each one
-//!   refuses the 51st);
+//!   refuses the 51st, or the 101st);
 //! * a negative top-level count for a variable-size type (quirk U5's second branch: the
 //!   call reads no value and the next call goes on from there);
 //! * a DATA_ARRAY of an element type the release refuses, whose count is beyond the bytes
 //!   left (which refusal comes first);
-//! * one pack call of several POINTERs (quirk P1: one sentinel byte per call).
+//! * one pack call of several POINTERs (quirk P1: one sentinel byte per call);
+//! * v12 PROCs whose rank is one of the 1.x special ranks (quirk L4: read back as today's).
 
 use super::generator::Gen;
 use pmix_codec::*;
 
 /// Sibling INFO_ARRAYs in one call: past the 50 a nesting count raised by two per array
-/// (and never lowered) would allow.
-const SIBLINGS: usize = 60;
+/// (and never lowered) would allow, and past the 100 a count raised by one per array would.
+const SIBLINGS: [usize; 2] = [60, 101];
 
 /// The count of the DATA_ARRAYs whose count lies: far beyond the few bytes that follow.
 const LYING_COUNT: usize = 1000;
@@ -30,20 +31,23 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     pointer_calls(g);
     negative_counts(g);
     lying_refused_darrays(g);
+    v12_special_ranks(g);
 }
 
-/// One INFO_ARRAY call of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read an array's
-/// elements as VALUEs, quirk U11, so only empty ones come back as packed).
+/// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
+/// an array's elements as VALUEs, quirk U11, so only empty ones come back as packed).
 fn sibling_info_arrays(g: &mut Gen) {
     if !g.comp.registers(DataType::INFO_ARRAY, g.rel) {
         return;
     }
-    let arrays = vec![Value::InfoArray(vec![]); SIBLINGS];
-    g.pack_case(
-        &format!("gap.siblings: {SIBLINGS} empty INFO_ARRAYs in one call"),
-        &[Item::new(DataType::INFO_ARRAY, arrays)],
-        &[],
-    );
+    for n in SIBLINGS {
+        let arrays = vec![Value::InfoArray(vec![]); n];
+        g.pack_case(
+            &format!("gap.siblings: {n} empty INFO_ARRAYs in one call"),
+            &[Item::new(DataType::INFO_ARRAY, arrays)],
+            &[],
+        );
+    }
 }
 
 /// POINTER calls of two and three values (v12 packs no POINTER byte at all).
@@ -158,6 +162,53 @@ fn lying_refused_darrays(g: &mut Gen) {
             wire,
             &[DataType::DATA_ARRAY],
             &["LyingCount"],
+        );
+    }
+}
+
+/// The ranks PMIx 1.x used for WILDCARD and UNDEF (`INT32_MAX - 1`, `INT32_MAX`).
+pub(super) const V1_RANKS: [u32; 2] = [i32::MAX as u32 - 1, i32::MAX as u32];
+
+/// v12 only: a PROC call and a PDATA call whose ranks are the 1.x WILDCARD and UNDEF
+/// numbers. v12 packs a rank unchanged and its unpacker turns those two into today's
+/// WILDCARD and UNDEF (quirk L4), so the vectors pin each mapping (the library's decode is
+/// the vector's `decoded`). The PDATA carries them in a described buffer too, where a
+/// top-level PROC reads back as INFO_ARRAY (quirk L1) and is refused.
+fn v12_special_ranks(g: &mut Gen) {
+    if g.comp != Component::V12 {
+        return;
+    }
+    let procs = || {
+        V1_RANKS.iter().map(|&rank| Proc {
+            nspace: "ns".into(),
+            rank,
+        })
+    };
+    let calls = [
+        (DataType::PROC, procs().map(Value::Proc).collect()),
+        (
+            DataType::PDATA,
+            procs()
+                .map(|proc| {
+                    Value::Pdata(Box::new(Pdata {
+                        proc,
+                        key: "key".into(),
+                        value: Value::Uint32(5),
+                    }))
+                })
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    for (ty, values) in calls {
+        if !g.comp.registers(ty, g.rel) {
+            continue;
+        }
+        g.pack_case(
+            &format!(
+                "gap.v12-ranks: {ty} of the ranks 2147483646 and 2147483647 (PMIx 1.x's WILDCARD and UNDEF)"
+            ),
+            &[Item::new(ty, values)],
+            &[],
         );
     }
 }

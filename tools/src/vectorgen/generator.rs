@@ -5,8 +5,10 @@ use super::draft::{
     cut_inside_v12_size_tag, items_key, quirks_of, same_items, typeless_darray_before_others,
     types_only, Draft,
 };
+use super::gaps::V1_RANKS;
 use super::judge::{codec_pack, codec_unpack, Judge, Packed, Unpacked};
 use super::progress::Progress;
+use pmix_codec::json;
 use pmix_codec::quirks;
 use pmix_codec::vectors::{Outcome, Phase};
 use pmix_codec::wire::{put_flex, zigzag};
@@ -175,6 +177,10 @@ impl<'a> Gen<'a> {
                         let mut comment = name.to_string();
                         if !q.is_empty() {
                             comment += &format!(" [quirk {}]", q.join(", "));
+                        }
+                        if lossy && self.comp.family() == Family::Legacy12 && has_v1_rank(items) {
+                            // A clause, so that a vector named before the quirk keeps its id.
+                            comment += &format!("; v12 reads the ranks 2147483646 and 2147483647 as WILDCARD and UNDEF (quirk {L4})");
                         }
                         self.push(Draft {
                             comment,
@@ -530,6 +536,17 @@ impl<'a> Gen<'a> {
             _ => None,
         }
     }
+}
+
+/// The quirk of v12's 1.x rank numbers.
+pub(super) const L4: &str = "L4-v12-1x-ranks";
+
+/// Whether a PROC anywhere in `items` has one of the 1.x special ranks ([`V1_RANKS`]).
+fn has_v1_rank(items: &[Item]) -> bool {
+    let text = json::items_to_json(items).to_string();
+    V1_RANKS
+        .iter()
+        .any(|r| text.contains(&format!("\"rank\":{r}")))
 }
 
 /// The quirk id a comment names when the refusal is quirk U6's.
