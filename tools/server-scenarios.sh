@@ -10,6 +10,8 @@
 #
 # Needs the 7.0.0rc1 sid root (bash tools/peers.sh make 7.0.0rc1) and root (mount
 # namespaces, as peers.sh run). Prints the summary line; exits 0 when nothing failed.
+# With PMIX_BRIDGE_RECORD=DIR set, every pmix-server started records its conversations in
+# DIR/server-PID-N/conn-K.json (pmix-server serve --record), to read a rare failure on the wire.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -18,7 +20,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --json) json="${2:?--json needs a file}"; shift 2 ;;
     --filter) filter="${2:?--filter needs a value}"; shift 2 ;;
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "server-scenarios: unknown option '$1' (valid: --json FILE, --filter TEXT)" >&2; exit 2 ;;
   esac
 done

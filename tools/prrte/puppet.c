@@ -223,6 +223,11 @@ int main(int argc, char **argv)
     }
     snprintf(self_path, sizeof self_path, "%s", argv[0]);
     FILE *in = stdin;
+    /* declared before the client branch's `goto loop` jumps past the tool's set-up, so that
+     * the loop never reads one uninitialised (a client's KILL was once sent as whatever
+     * its stack held: false now and then); -Wjump-misses-init in puppet.sh keeps it so */
+    pmix_status_t rc;
+    bool yes = true;
     int client = strcmp(argv[1], "--client") == 0;
     if (client) {
         ctldir = argv[2];
@@ -260,18 +265,19 @@ int main(int argc, char **argv)
         return 2;
     }
     ctldir = argv[3];
-    int sched = argc > 4 && strcmp(argv[4], "scheduler") == 0;
-    pmix_info_t init[4];
-    pmix_rank_t zero = 0;
-    bool yes = true;
-    PMIX_INFO_LOAD(&init[0], PMIX_SERVER_URI, argv[1], PMIX_STRING);
-    PMIX_INFO_LOAD(&init[1], PMIX_TOOL_NSPACE, argv[2], PMIX_STRING);
-    PMIX_INFO_LOAD(&init[2], PMIX_TOOL_RANK, &zero, PMIX_PROC_RANK);
-    PMIX_INFO_LOAD(&init[3], PMIX_SERVER_SCHEDULER, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_tool_init(&me, init, sched ? 4 : 3);
-    if (rc != PMIX_SUCCESS) {
-        printf("err init %d\n", rc);
-        return 1;
+    { /* the tool's set-up, scoped: the client branch's goto jumps past it */
+        int sched = argc > 4 && strcmp(argv[4], "scheduler") == 0;
+        pmix_info_t init[4];
+        pmix_rank_t zero = 0;
+        PMIX_INFO_LOAD(&init[0], PMIX_SERVER_URI, argv[1], PMIX_STRING);
+        PMIX_INFO_LOAD(&init[1], PMIX_TOOL_NSPACE, argv[2], PMIX_STRING);
+        PMIX_INFO_LOAD(&init[2], PMIX_TOOL_RANK, &zero, PMIX_PROC_RANK);
+        PMIX_INFO_LOAD(&init[3], PMIX_SERVER_SCHEDULER, &yes, PMIX_BOOL);
+        rc = PMIx_tool_init(&me, init, sched ? 4 : 3);
+        if (rc != PMIX_SUCCESS) {
+            printf("err init %d\n", rc);
+            return 1;
+        }
     }
     PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, NULL, NULL);
     printf("ok 0 %s\n", me.nspace);

@@ -23,6 +23,6 @@ sum="$(sha256sum "$repo/tools/prrte/puppet.c" | cut -c1-16)"
 if [ ! -x "$root/opt/pmix-wire/puppet-$sum" ]; then
   cp "$repo/tools/prrte/puppet.c" "$root/opt/pmix-wire/puppet.c"
   bash "$repo/tools/peers.sh" run "$release" -- sh -c \
-    "cd /opt/pmix-wire && gcc -O1 -Wall -o puppet-$sum.tmp puppet.c \$(pkg-config --cflags --libs pmix) && mv puppet-$sum.tmp puppet-$sum" >&2
+    "cd /opt/pmix-wire && gcc -O1 -Wall -Wjump-misses-init -Werror -o puppet-$sum.tmp puppet.c \$(pkg-config --cflags --libs pmix) && mv puppet-$sum.tmp puppet-$sum" >&2
 fi
 echo "/opt/pmix-wire/puppet-$sum"

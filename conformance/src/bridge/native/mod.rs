@@ -10,10 +10,15 @@
 //! ([`RECLAIM_UNSUPPORTED`]), allocation requests by the scheduler (its own PMIx library
 //! refuses them). A job runs as many processes per node as the scenario names ranks for it
 //! (`PMIX_MAPBY` `ppr:N:node`, which the model host honours), so any requester rank is driven.
+//!
+//! With `PMIX_BRIDGE_RECORD=DIR` in its environment, each server the bridge starts records
+//! every message (`pmix-server serve --record DIR/server-PID-N`), so that a case that fails
+//! only now and then can be read on the wire afterwards.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
@@ -23,6 +28,9 @@ pub const NAME: &str =
 
 /// Why a scheduler reclaim is unsupported against pmix-server.
 pub const RECLAIM_UNSUPPORTED: &str = "a scheduler reclaim has no path the bridge can drive: a tool attached as the scheduler cannot send PMIX_ALLOC_RELEASE (its own PMIx library refuses every allocation request by the scheduler, OpenPMIx pmix_alloc.c), and pmix-server does not serve PMIx_Session_control";
+
+/// The variable naming a directory to record each server's conversations in.
+pub const RECORD_VAR: &str = "PMIX_BRIDGE_RECORD";
 
 /// How long the server may take to print its URI.
 const START_LIMIT: Duration = Duration::from_secs(20);
@@ -60,6 +68,12 @@ impl NativeServer {
         .args(["--nspace", &format!("pmix-native-{}", std::process::id())]);
         if !unavailable.is_empty() {
             c.args(["--unavailable", &unavailable.join(",")]);
+        }
+        if let Some(dir) = std::env::var_os(RECORD_VAR) {
+            static STARTED: AtomicUsize = AtomicUsize::new(0);
+            let n = STARTED.fetch_add(1, Ordering::Relaxed);
+            let dir = Path::new(&dir).join(format!("server-{}-{n}", std::process::id()));
+            c.arg("--record").arg(dir);
         }
         let mut child = c
             .stdin(Stdio::piped())

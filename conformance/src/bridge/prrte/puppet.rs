@@ -116,7 +116,37 @@ impl Puppet {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = child.kill();
-        let _ = child.wait();
+        kill_group(&mut child);
     }
+
+    /// Kill a tool puppet that does not answer, with everything it started (`peers.sh run`
+    /// leaves a shell, `unshare` and the puppet itself: one process group, see
+    /// [`tool_command`]).
+    pub(super) fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            kill_group(&mut child);
+        }
+    }
+}
+
+/// A tool puppet's command gets a process group of its own, so that the whole chain it runs
+/// (shell, `unshare`, the puppet) can be killed at once.
+pub(super) fn tool_command(c: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    c.process_group(0)
+}
+
+/// SIGKILL to `child`'s process group (its id is the child's pid), then reap the child.
+fn kill_group(child: &mut Child) {
+    if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
+        if pgid > 0 {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+            // shared with it.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
