@@ -133,6 +133,8 @@ pub(super) fn gen_hostile(g: &mut Gen) {
             65536,
             i32::MAX as i64 - 1,
             i32::MAX as i64,
+            // 6.1's v12/v20 bound (quirk R9) refuses above INT_MAX - 2: exactly at it.
+            i32::MAX as i64 - 2,
             -1,
             -2,
             i32::MIN as i64,
