@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of the codec's wire code, judged by the vector replay alone (issue 23):
 # cargo-mutants mutates codec/src/wire.rs, codec/src/encode/ and codec/src/decode/ and runs
-# conformance/tests/vector_replay.rs (release profile, that test target alone: not the codec's
+# conformance/tests/vector_replay.rs (release profile with the codec overflow-checked, that test target alone: not the codec's
 # own tests) against each mutant.
 # The published score and every surviving mutant are in vectors/COVERAGE.md.
 #
@@ -56,15 +56,20 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # (`--baseline skip`, with explicit timeouts) and this script runs the baseline itself, with
 # exactly the cargo arguments cargo-mutants gives each mutant (the same profile, package and
 # target, so the first mutant's build is incremental on top of it).
-cargo_test=(--profile=release --package=pmix-conformance --test vector_replay)
+# The codec is built with overflow checks (the release profile otherwise): arithmetic that
+# wraps is a bug in the codec (it checks every count it reads before it computes with it), and
+# a mutant whose only effect is a wrapped, unread counter is visible only this way. Only
+# pmix-codec and what depends on it are built twice; the other packages' release builds stay.
+overflow=profile.release.package.pmix-codec.overflow-checks=true
+cargo_test=(--config "$overflow" --profile=release --package=pmix-conformance --test vector_replay)
 timeout=240
 judge="the replay"
 test_args=(--no-config --test-package pmix-conformance --profile release
-  --cargo-arg=--test --cargo-arg=vector_replay)
+  "--cargo-arg=--config=$overflow" --cargo-arg=--test --cargo-arg=vector_replay)
 if [ "$mode" = codec-suite ]; then
   # The codec's own suite: every test target of pmix-codec (its vector replay among them).
-  cargo_test=(--profile=release --package=pmix-codec)
-  test_args=(--no-config --test-package pmix-codec --profile release)
+  cargo_test=(--config "$overflow" --profile=release --package=pmix-codec)
+  test_args=(--no-config --test-package pmix-codec --profile release "--cargo-arg=--config=$overflow")
   timeout=600
   judge="the codec's tests"
   # The quick pass: the library's unit tests and every integration test target but the
