@@ -222,9 +222,11 @@ const ZEROS: [u8; 8] = [0; 8];
 
 /// A DATA_ARRAY of DATA_ARRAY and one of POINTER whose count lies, per component: elements
 /// of these types may take less than a byte each (an UNDEF inner array, one sentinel byte
-/// for all the POINTERs, quirk P1), so the count is not bounded by the bytes left, and
-/// pmix-codec bounds it by the bytes left plus 4096 (DATA_ARRAY) or by its POINTER budget,
-/// the input's length plus 4096.
+/// for all the POINTERs, quirk P1), so the count is not bounded by the bytes left.
+/// pmix-codec reads the POINTERs' sentinel byte before spending its POINTER budget (the
+/// input's length plus 4096), and refuses a DATA_ARRAY of DATA_ARRAY count beyond the bytes
+/// left plus 4096 only where the next inner array is typeless or the count is 2^31 or more;
+/// these vectors tell each of those refusals from reading on and running out.
 ///
 /// * DATA_ARRAY of DATA_ARRAY, with a count of 2^31 and one just past the bytes left plus
 ///   4096, followed by [`ZEROS`] (inner arrays of UNDEF) or by one real inner array and the
