@@ -126,6 +126,11 @@ fi
 # CARGO_INCREMENTAL: each mutant rebuilds only what changed (about 3 times faster per mutant
 # than a plain release build).
 export CARGO_INCREMENTAL=1
+# Every test binary (the baseline's and each mutant's) runs under an address-space limit
+# (tools/limit-memory.sh as cargo's runner): a mutant that reads a lying count as an
+# allocation size fails on that allocation instead of exhausting the machine's memory.
+host="$(rustc -vV | sed -n 's/^host: //p')"
+export "CARGO_TARGET_$(printf '%s' "$host" | tr 'a-z-' 'A-Z_')_RUNNER=$PWD/tools/limit-memory.sh"
 baseline() {
   echo "== baseline: cargo test $*"
   local b0

@@ -297,15 +297,7 @@ impl FramedProcess {
     /// SIGKILL to the child's process group (its id is the child's pid: `process_group(0)`).
     /// Descendants that left the group on purpose (`setsid`, `setpgid`) are out of reach.
     fn kill_group(&self) {
-        if let Ok(pgid) = libc::pid_t::try_from(self.child.id()) {
-            if pgid > 0 {
-                // SAFETY: kill(2) with a negative pid signals that process group; no memory
-                // is shared with it.
-                unsafe {
-                    libc::kill(-pgid, libc::SIGKILL);
-                }
-            }
-        }
+        sigkill_group(self.child.id());
     }
 
     /// Close stdin (optionally after a last frame), give the process `grace` to exit on its
@@ -336,6 +328,20 @@ impl Drop for FramedProcess {
     fn drop(&mut self) {
         if !self.dead {
             self.kill();
+        }
+    }
+}
+
+/// SIGKILL to the process group whose id is `pgid` (a child started with
+/// `process_group(0)`: its pid); nothing for an id that is not a valid group.
+pub(crate) fn sigkill_group(pgid: u32) {
+    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
+        if pgid > 0 {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+            // shared with it.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
         }
     }
 }

@@ -138,15 +138,7 @@ pub(super) fn tool_command(c: &mut Command) -> &mut Command {
 
 /// SIGKILL to `child`'s process group (its id is the child's pid), then reap the child.
 fn kill_group(child: &mut Child) {
-    if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
-        if pgid > 0 {
-            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
-            // shared with it.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
+    crate::process::sigkill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }
