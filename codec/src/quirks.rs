@@ -71,7 +71,7 @@ pub const QUIRKS: &[Quirk] = &[
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v20 ... v61 (v12: nothing)",
         openpmix: "POINTER packs one 0x01 byte per pack call whatever the count, and unpack reads one byte; the receiver's pointer is left untouched.",
-        chosen: "Same bytes; decoding yields `count` Value::Pointer. v12 writes nothing and refuses to unpack (-47). Since one byte stands for any count, one decode may produce at most its input's length + 4096 POINTER values in all (a shared budget; beyond it -32), where OpenPMIx allocates whatever the counts say.",
+        chosen: "Same bytes; decoding yields `count` Value::Pointer. v12 writes nothing and refuses to unpack (-47). Since one byte stands for any count, one decode may produce at most its input's length + 4096 POINTER values in all (a shared budget, spent after the sentinel byte is read: a missing sentinel is -50 as in OpenPMIx; beyond the budget -32), where OpenPMIx allocates whatever the counts say.",
     },
     Quirk {
         id: "R1-flex-decoder-truncation",

@@ -73,6 +73,23 @@ fn decoding_allocates_in_proportion_to_the_input() {
             [&[0x02, 0x00, 0x04, b'k', 0, 0x06][..], &big32[..]].concat(),
         ),
         (DataType::POINTER, [&big32[..], &[1][..]].concat()),
+        // a DATA_ARRAY of DATA_ARRAY whose count (2^31 - 1) lies, with real inner arrays
+        // (UINT8, count 0) after it: read one by one until the input runs out
+        (
+            DataType::DATA_ARRAY,
+            [
+                &big32[..],
+                &[0x27][..],
+                &flex((1 << 31) - 1),
+                &[0x0c, 0].repeat(64),
+            ]
+            .concat(),
+        ),
+        // a DATA_ARRAY of POINTER with a lying count and no sentinel byte
+        (
+            DataType::DATA_ARRAY,
+            [&big32[..], &[0x1f][..], &big[..]].concat(),
+        ),
         (DataType::INFO, [&big32[..]].concat()),
     ];
     // and a long run of lying records

@@ -486,3 +486,72 @@ fn a_failed_decode_releases_every_slice_of_the_input() {
         }
     }
 }
+
+/// One v61 DATA_ARRAY call: the element type `ty`, the count `n`, then `rest`.
+fn darray_call(ty: DataType, n: u64, rest: &[u8]) -> Vec<u8> {
+    let mut b = vec![0x02];
+    pmix_codec::wire::put_flex(&mut b, u64::from(ty.0));
+    pmix_codec::wire::put_flex(&mut b, n);
+    b.extend_from_slice(rest);
+    b
+}
+
+#[test]
+fn tiny_element_counts_fail_where_the_library_does() {
+    // Recorded from every library (`gap.lying-tiny` vectors): a DATA_ARRAY of POINTER whose
+    // sentinel byte is missing reads past the end (-50), whatever its count; with the
+    // sentinel, a count beyond the POINTER budget is refused (-32, quirk P1).
+    let da = [DataType::DATA_ARRAY];
+    for n in [5_000, 1 << 31] {
+        assert_eq!(
+            status(&v61(), &darray_call(DataType::POINTER, n, &[]), &da),
+            Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER,
+            "{n} POINTERs, no sentinel"
+        );
+        assert_eq!(
+            status(&v61(), &darray_call(DataType::POINTER, n, &[1]), &da),
+            Status::ERR_NOMEM,
+            "{n} POINTERs, one sentinel"
+        );
+    }
+    // A DATA_ARRAY of DATA_ARRAY whose count lies: its real inner arrays are read, then it
+    // runs out (-50), as 7.0 and master do; -32 where the next inner array is typeless
+    // (the library makes the rest from nothing) or the count is 2^31 (the library's
+    // storage allocation fails).
+    let mut real = vec![];
+    pmix_codec::wire::put_flex(&mut real, u64::from(DataType::UINT8.0));
+    real.extend_from_slice(&[1, 7]);
+    assert_eq!(
+        status(
+            &v61(),
+            &darray_call(DataType::DATA_ARRAY, 5_000, &real),
+            &da
+        ),
+        Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER
+    );
+    assert_eq!(
+        status(
+            &v61(),
+            &darray_call(DataType::DATA_ARRAY, 5_000, &[0; 8]),
+            &da
+        ),
+        Status::ERR_NOMEM
+    );
+    assert_eq!(
+        status(
+            &v61(),
+            &darray_call(DataType::DATA_ARRAY, 1 << 31, &real),
+            &da
+        ),
+        Status::ERR_NOMEM
+    );
+    // Below the bytes left plus 4096, a typeless inner array is read like any other.
+    assert_eq!(
+        status(
+            &v61(),
+            &darray_call(DataType::DATA_ARRAY, 4_000, &[0; 8]),
+            &da
+        ),
+        Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER
+    );
+}

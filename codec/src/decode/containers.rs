@@ -10,6 +10,11 @@ use crate::status::Status;
 use crate::types::DataType;
 use crate::value::*;
 
+/// The DATA_ARRAY of DATA_ARRAY count from which pmix-codec refuses with -32 before reading:
+/// the libraries allocate the element storage first (a `pmix_data_array_t`, 24 bytes, per
+/// element), and every recorded library fails that allocation at 2^31 elements (48 GiB).
+const DARRAY_ALLOC_LIMIT: u64 = 1 << 31;
+
 impl<'a, O: Observer> Dec<'a, O> {
     /// Containers open around the current read, all kinds together (DATA_ARRAY, INFO_ARRAY,
     /// QUERY): the cap applies to their sum, so alternating kinds cannot nest deeper.
@@ -177,14 +182,26 @@ impl<'a, O: Observer> Dec<'a, O> {
         Ok((ty, Some(n as usize)))
     }
 
-    /// A DATA_ARRAY count (at `nat`) the input cannot hold: beyond the bytes left (-50), or
-    /// for POINTER and DATA_ARRAY elements, which may take less than a byte each, beyond
-    /// the POINTER budget or the bytes left plus 4096 (-32).
+    /// A DATA_ARRAY count (at `nat`) the input cannot hold: beyond the bytes left (-50). For
+    /// POINTER and DATA_ARRAY elements, which may take less than a byte each, the bytes left
+    /// do not bound the count, so it is not refused here the same way:
+    ///
+    /// * POINTER: nothing here; the payload's sentinel byte is read first and the POINTER
+    ///   budget is spent after it ([`Dec::plan`]), as the libraries allocate and then read
+    ///   past the end (-50) when the sentinel is missing (quirk P1);
+    /// * DATA_ARRAY: -32 for a count beyond the bytes left plus 4096 only where the elements
+    ///   would be made from nothing: the next inner array is typeless (7.0 and master stop
+    ///   reading at an UNDEF inner array and leave the rest empty, quirk R2, so memory would
+    ///   follow the count, not the input), or the count is [`DARRAY_ALLOC_LIMIT`] or more
+    ///   (the libraries' element storage cannot be allocated). Otherwise the real elements are
+    ///   read one by one (reserved by the bytes left), and a lying count runs out of input
+    ///   (-50) as in the libraries.
     fn darray_count_guard(&self, ty: DataType, n: u64, nat: usize) -> Result<()> {
         if ty != DataType::POINTER && ty != DataType::DATA_ARRAY {
             self.count_check(n, nat, "DATA_ARRAY")?;
-        } else if (ty == DataType::POINTER && n > self.pointer_budget)
-            || (ty == DataType::DATA_ARRAY && n > self.r.remaining() as u64 + 4096)
+        } else if ty == DataType::DATA_ARRAY
+            && n > self.r.remaining() as u64 + 4096
+            && (n >= DARRAY_ALLOC_LIMIT || self.next_inner_typeless())
         {
             return Err(err(
                 Status::ERR_NOMEM,
@@ -193,6 +210,21 @@ impl<'a, O: Observer> Dec<'a, O> {
             ));
         }
         Ok(())
+    }
+
+    /// Whether the next inner array of a DATA_ARRAY of DATA_ARRAY starts with the UNDEF
+    /// element type (read ahead without moving; v20's described tag is stepped over).
+    fn next_inner_typeless(&self) -> bool {
+        let mut r = self.r.clone();
+        if self.desc && self.fam == Family::Legacy20 && r.be16().is_err() {
+            return false;
+        }
+        let tag = match self.fam {
+            Family::Legacy12 => r.be32().map(u64::from),
+            Family::Legacy20 | Family::Converged => r.be16().map(u64::from),
+            Family::Modern => r.flex(2, self.rel),
+        };
+        matches!(tag, Ok(t) if t == u64::from(DataType::UNDEF.0))
     }
 
     /// Whether the release can allocate the element storage of a DATA_ARRAY of `ty` (the

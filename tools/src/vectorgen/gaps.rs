@@ -10,7 +10,9 @@
 //! * a DATA_ARRAY of an element type the release refuses, whose count is beyond the bytes
 //!   left (which refusal comes first);
 //! * one pack call of several POINTERs (quirk P1: one sentinel byte per call);
-//! * v12 PROCs whose rank is one of the 1.x special ranks (quirk L4: read back as today's).
+//! * v12 PROCs whose rank is one of the 1.x special ranks (quirk L4: read back as today's);
+//! * a DATA_ARRAY of DATA_ARRAY or of POINTER (elements that may take less than a byte each)
+//!   whose count is beyond what the input can hold (which refusal, if any, and when).
 
 use super::generator::Gen;
 use pmix_codec::*;
@@ -32,6 +34,7 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     negative_counts(g);
     lying_refused_darrays(g);
     v12_special_ranks(g);
+    lying_tiny_element_darrays(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -211,4 +214,141 @@ fn v12_special_ranks(g: &mut Gen) {
             &[],
         );
     }
+}
+
+/// The bytes after the count of a lying DATA_ARRAY of DATA_ARRAY read as zeros: element
+/// types of UNDEF.
+const ZEROS: [u8; 8] = [0; 8];
+
+/// A DATA_ARRAY of DATA_ARRAY and one of POINTER whose count lies, per component: elements
+/// of these types may take less than a byte each (an UNDEF inner array, one sentinel byte
+/// for all the POINTERs, quirk P1), so the count is not bounded by the bytes left.
+/// pmix-codec reads the POINTERs' sentinel byte before spending its POINTER budget (the
+/// input's length plus 4096), and refuses a DATA_ARRAY of DATA_ARRAY count beyond the bytes
+/// left plus 4096 only where the next inner array is typeless or the count is 2^31 or more;
+/// these vectors tell each of those refusals from reading on and running out.
+///
+/// * DATA_ARRAY of DATA_ARRAY, with a count of 2^31 and one just past the bytes left plus
+///   4096, followed by [`ZEROS`] (inner arrays of UNDEF) or by one real inner array and the
+///   end of the input;
+/// * DATA_ARRAY of POINTER, with a count just past the POINTER budget and one of 2^31,
+///   followed by its sentinel byte or by nothing.
+fn lying_tiny_element_darrays(g: &mut Gen) {
+    if !g.comp.registers(DataType::DATA_ARRAY, g.rel) {
+        return;
+    }
+    let codec = g.codec();
+    let call = g.header(1, DataType::DATA_ARRAY.0);
+    let inner = Value::array(DataType::UINT8, vec![Value::Uint8(7)]);
+    // The inner array as an element: its bytes without the call header.
+    let Ok(element) = codec
+        .encode(&[Item::one(inner.clone())])
+        .map(|b| b[call.len()..].to_vec())
+    else {
+        g.skip("gap.lying-tiny: the codec cannot pack a DATA_ARRAY of UINT8");
+        return;
+    };
+    let nested =
+        |ty: DataType, v: Value, k: usize| codec.encode(&[Item::one(Value::array(ty, vec![v; k]))]);
+    let mut cases = vec![];
+    let darrays = |k| nested(DataType::DATA_ARRAY, inner.clone(), k);
+    match split_at_count(darrays(1), darrays(2), g.comp.family(), &element) {
+        Some((head, tags)) => {
+            for (tail, what) in [
+                (
+                    ZEROS.to_vec(),
+                    "8 zero bytes follow (inner arrays of UNDEF)",
+                ),
+                (
+                    element.clone(),
+                    "one inner DATA_ARRAY of UINT8 follows, then the end",
+                ),
+            ] {
+                let left = (tags.len() + tail.len()) as u64;
+                for n in [1u64 << 31, left + 4097] {
+                    cases.push((
+                        DataType::DATA_ARRAY,
+                        head.clone(),
+                        tags.clone(),
+                        n,
+                        tail.clone(),
+                        what,
+                    ));
+                }
+            }
+        }
+        None => g.skip("gap.lying-tiny: DATA_ARRAY of DATA_ARRAY count field not found"),
+    }
+    if g.comp.registers(DataType::POINTER, g.rel) && g.comp.family() != Family::Legacy12 {
+        let pointers = |k| nested(DataType::POINTER, Value::Pointer, k);
+        match split_at_count(pointers(1), pointers(2), g.comp.family(), &[1]) {
+            Some((head, tags)) => {
+                for (tail, what) in [
+                    (vec![1u8], "its sentinel byte follows"),
+                    (vec![], "nothing follows (no sentinel byte)"),
+                ] {
+                    // The POINTER budget: the whole input's length plus 4096, for a count
+                    // field of up to 9 bytes.
+                    let budget = (head.len() + 9 + tags.len() + tail.len()) as u64 + 4096;
+                    for n in [budget + 1, 1u64 << 31] {
+                        cases.push((
+                            DataType::POINTER,
+                            head.clone(),
+                            tags.clone(),
+                            n,
+                            tail.clone(),
+                            what,
+                        ));
+                    }
+                }
+            }
+            None => g.skip("gap.lying-tiny: DATA_ARRAY of POINTER count field not found"),
+        }
+    }
+    for (ty, head, tags, n, tail, what) in cases {
+        let wire = [&head[..], &count_field(g.comp.family(), n), &tags, &tail].concat();
+        g.hardening(
+            format!("gap.lying-tiny: DATA_ARRAY of {ty} whose count says {n}; {what}"),
+            wire,
+            &[DataType::DATA_ARRAY],
+            if ty == DataType::POINTER {
+                "P1-pointer-sentinel"
+            } else {
+                "R7-nested-count-check"
+            },
+        );
+    }
+}
+
+/// A DATA_ARRAY count `n` as the family writes it: a varint in v4 ... v61, a big-endian
+/// 64-bit SIZE elsewhere (its tags are before it).
+fn count_field(fam: Family, n: u64) -> Vec<u8> {
+    if fam == Family::Modern {
+        let mut v = vec![];
+        pmix_codec::wire::put_flex(&mut v, n);
+        v
+    } else {
+        n.to_be_bytes().to_vec()
+    }
+}
+
+/// Split the bytes of a one-element DATA_ARRAY call (`one`, its element's bytes being
+/// `element`) around its count, found where the two-element call (`two`) first differs:
+/// what comes before the count (with its tags), and what comes between it and the element
+/// (the elements' tag in a described buffer).
+fn split_at_count(
+    one: Result<Vec<u8>>,
+    two: Result<Vec<u8>>,
+    fam: Family,
+    element: &[u8],
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let (one, two) = (one.ok()?, two.ok()?);
+    let at = one.iter().zip(&two).position(|(a, b)| a != b)?;
+    let width = count_field(fam, 1).len();
+    let start = (at + 1).checked_sub(width)?;
+    if one[start..=at] != count_field(fam, 1)[..] || !one.ends_with(element) {
+        return None;
+    }
+    let tags = one[at + 1..one.len() - element.len()].to_vec();
+    Some((one[..start].to_vec(), tags))
 }
