@@ -20,8 +20,8 @@
 //! * a v12 VALUE and INFO whose value type is UNDEF (v12's unpacker has no such case).
 
 use super::generator::Gen;
-use pmix_codec::*;
 use pmix_codec::quirks;
+use pmix_codec::*;
 
 /// Sibling INFO_ARRAYs in one call: past the 50 a nesting count raised by two per array
 /// (and never lowered) would allow, and past the 100 a count raised by one per array would.
