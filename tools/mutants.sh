@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of the codec's wire code, judged by the vector replay alone (issue 23):
 # cargo-mutants mutates codec/src/wire.rs, codec/src/encode/ and codec/src/decode/ and runs
-# conformance/tests/vector_replay.rs (release profile, that test target alone: not the codec's
+# conformance/tests/vector_replay.rs (release profile with the codec overflow-checked, that test target alone: not the codec's
 # own tests) against each mutant.
 # The published score and every surviving mutant are in vectors/COVERAGE.md.
 #
@@ -35,19 +35,23 @@ if [ "$mode" = codec-suite ] && [ "${2:-}" = --whole ]; then whole_only=1; set -
 version=27.1.0
 # The CI subset: named mutants of the wire primitives (flexible and zigzag integers) and of
 # the VALUE/INFO paths of the encoder and decoder, and three once-surviving mutants now caught
-# (INFO_ARRAY nesting, the reusing decode, v12's 1.x WILDCARD rank), each measured in vectors/COVERAGE.md, few
+# (INFO_ARRAY nesting, the reusing decode, v12's 1.x WILDCARD rank) and two once unreachable
+# (the narration's field lengths; a wrapped counter, seen only with overflow checks), each
+# measured in vectors/COVERAGE.md, few
 # enough to run in about 5 minutes on CI's 2 cores. Names carry line:column: when the code
 # moves, the run finds fewer than listed and fails (update the names from `full --list`).
 ci_names=(
-  "codec/src/wire.rs:126:51: replace * with + in Reader<'a>::flex_long"
-  "codec/src/wire.rs:200:42: replace + with * in Reader<'a>::flex_slow"
-  "codec/src/wire.rs:271:26: replace >> with << in flex_into"
-  "codec/src/wire.rs:359:5: replace zigzag -> u64 with 0"
+  "codec/src/wire.rs:127:51: replace * with + in Reader<'a>::flex_long"
+  "codec/src/wire.rs:201:42: replace + with * in Reader<'a>::flex_slow"
+  "codec/src/wire.rs:272:26: replace >> with << in flex_into"
+  "codec/src/wire.rs:360:5: replace zigzag -> u64 with 0"
   "codec/src/decode/value_info.rs:100:33: replace match guard self.quick_values with true in Dec<'a, O>::info_rest"
   "codec/src/encode/value_info.rs:156:20: delete ! in Enc::value_payload"
-  "codec/src/decode/containers.rs:34:25: replace += with *= in Dec<'a, O>::info_array"
+  "codec/src/decode/containers.rs:39:25: replace += with *= in Dec<'a, O>::info_array"
   "codec/src/decode/plan.rs:74:9: replace Dec<'a, O>::byte_objects_into -> Result<()> with Ok(())"
   "codec/src/decode/structs.rs:29:69: replace - with / in Dec<'a, O>::struct_rank"
+  "codec/src/decode/observing.rs:85:34: replace - with / in Dec<'a, O>::emit_field"
+  "codec/src/encode/containers.rs:62:28: replace += with -= in Enc::darray"
 )
 all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/*.rs')
 # The test: the vector replay alone, built and run on its own. cargo-mutants 27.1.0 runs its
@@ -56,15 +60,20 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # (`--baseline skip`, with explicit timeouts) and this script runs the baseline itself, with
 # exactly the cargo arguments cargo-mutants gives each mutant (the same profile, package and
 # target, so the first mutant's build is incremental on top of it).
-cargo_test=(--profile=release --package=pmix-conformance --test vector_replay)
+# The codec is built with overflow checks (the release profile otherwise): arithmetic that
+# wraps is a bug in the codec (it checks every count it reads before it computes with it), and
+# a mutant whose only effect is a wrapped, unread counter is visible only this way. Only
+# pmix-codec and what depends on it are built twice; the other packages' release builds stay.
+overflow=profile.release.package.pmix-codec.overflow-checks=true
+cargo_test=(--config "$overflow" --profile=release --package=pmix-conformance --test vector_replay)
 timeout=240
 judge="the replay"
 test_args=(--no-config --test-package pmix-conformance --profile release
-  --cargo-arg=--test --cargo-arg=vector_replay)
+  "--cargo-arg=--config=$overflow" --cargo-arg=--test --cargo-arg=vector_replay)
 if [ "$mode" = codec-suite ]; then
   # The codec's own suite: every test target of pmix-codec (its vector replay among them).
-  cargo_test=(--profile=release --package=pmix-codec)
-  test_args=(--no-config --test-package pmix-codec --profile release)
+  cargo_test=(--config "$overflow" --profile=release --package=pmix-codec)
+  test_args=(--no-config --test-package pmix-codec --profile release "--cargo-arg=--config=$overflow")
   timeout=600
   judge="the codec's tests"
   # The quick pass: the library's unit tests and every integration test target but the

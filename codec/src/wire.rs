@@ -77,19 +77,20 @@ impl<'a> Reader<'a> {
     /// A flexible unsigned integer of `width` bytes (2, 4 or 8), as the release decodes it.
     #[inline]
     pub fn flex(&mut self, width: usize, release: Release) -> Result<u64> {
-        // Fast paths: one- and two-byte encodings with the stop byte inside the input.
-        // Both releases read them the same way, and no such value is wider than 2 bytes.
-        match self.rest() {
-            [b0, ..] if *b0 < 0x80 => {
-                self.pos += 1;
-                Ok(*b0 as u64)
-            }
-            [b0, b1, ..] if *b1 < 0x80 => {
-                self.pos += 2;
-                Ok((*b0 & 0x7f) as u64 | (*b1 as u64) << 7)
-            }
-            [_, _, _, _, _, _, _, _, _, ..] => self.flex_long(width, release),
-            _ => self.flex_slow(width, release),
+        match self.flex_short(width) {
+            Some(v) => Ok(v),
+            None => self.flex_beyond_short(width, release),
+        }
+    }
+
+    /// [`Reader::flex`] where [`Reader::flex_short`] does not apply: the decoder's own path
+    /// after its fast path, so the short forms are read in one place only.
+    #[inline]
+    pub(crate) fn flex_beyond_short(&mut self, width: usize, release: Release) -> Result<u64> {
+        if self.remaining() >= 9 {
+            self.flex_long(width, release)
+        } else {
+            self.flex_slow(width, release)
         }
     }
 

@@ -41,6 +41,7 @@ pub mod explain;
 pub mod fieldwalk;
 pub mod limits;
 pub mod model;
+pub mod narration;
 pub mod parallel;
 pub mod process;
 pub mod protocol;

@@ -60,26 +60,36 @@ fn compare(
     reused: &[usize],
 ) -> Result<(), String> {
     let over = format!("decode_into over {reused:?} earlier values per call");
-    match (fresh, into) {
-        (Ok(items), Ok(())) if same_items(items, out) => Ok(()),
-        (Ok(items), Ok(())) => Err(format!(
-            "{over} disagrees with decode: decode gave {}, decode_into {}",
+    agree(&over, fresh, into.as_ref().map(|()| out))
+}
+
+/// `decode`'s result (`fresh`) against another decode's of the same request (`other`, named
+/// `what` in the message): the same items, or a refusal with the same status at the same call.
+pub(crate) fn agree(
+    what: &str,
+    fresh: &Result<Vec<Item>, Error>,
+    other: Result<&[Item], &Error>,
+) -> Result<(), String> {
+    match (fresh, other) {
+        (Ok(items), Ok(out)) if same_items(items, out) => Ok(()),
+        (Ok(items), Ok(out)) => Err(format!(
+            "{what} disagrees with decode: decode gave {}, {what} {}",
             json::items_to_json(items),
             json::items_to_json(out)
         )),
         (Ok(_), Err(e)) => Err(format!(
-            "{over} refused what decode read: status {} at call {} ({})",
+            "{what} refused what decode read: status {} at call {} ({})",
             e.status.0, e.item, e.reason
         )),
-        (Err(e), Ok(())) => Err(format!(
-            "{over} read what decode refused (status {} at call {}): {}",
+        (Err(e), Ok(out)) => Err(format!(
+            "{what} read what decode refused (status {} at call {}): {}",
             e.status.0,
             e.item,
             json::items_to_json(out)
         )),
         (Err(f), Err(i)) if f.status == i.status && f.item == i.item => Ok(()),
         (Err(f), Err(i)) => Err(format!(
-            "{over} refused differently from decode: status {} at call {} ({}), decode {} at \
+            "{what} refused differently from decode: status {} at call {} ({}), decode {} at \
              call {} ({})",
             i.status.0, i.item, i.reason, f.status.0, f.item, f.reason
         )),

@@ -4,7 +4,8 @@
 //! Every implementation sits behind one trait, [`Testee`]:
 //!
 //! * [`BuiltinTestee`] — pmix-codec, in process (the default), each decode also checked
-//!   against a decode that reuses earlier values' memory ([`crate::reuse`]);
+//!   against a decode that reuses earlier values' memory ([`crate::reuse`]) and against its
+//!   own narration ([`crate::narration`]);
 //! * [`ProcessTestee`] — any program speaking the framed JSON protocol on its stdin/stdout:
 //!   a 4-byte little-endian length, then a JSON [`Request`]; one [`Reply`] (or
 //!   [`Capabilities`]) back in the same framing. A testee that crashes, hangs past the
@@ -514,8 +515,10 @@ fn decoded_reply(decoded: &Result<Vec<Item>, pmix_codec::Error>) -> Reply {
 
 /// pmix-codec in process. It answers a decode request with [`Codec::decode`], and also
 /// decodes it with [`Codec::decode_into`] over the values of earlier requests, the way a
-/// receive loop reusing its memory would ([`ReusePool`]): if the two disagree, the reply is a
-/// runtime error saying how, so the case fails.
+/// receive loop reusing its memory would ([`ReusePool`]), and narrated to an observer, the way
+/// a failure's walk reads bytes ([`crate::narration`]): if they disagree, or the narration does
+/// not account for the bytes field by field, the reply is a runtime error saying how, so the
+/// case fails.
 #[derive(Debug, Default)]
 pub struct BuiltinTestee {
     reuse: ReusePool,
@@ -543,7 +546,11 @@ impl Testee for BuiltinTestee {
             match decode_request(component, buffer, release, wire, types) {
                 Ok((codec, bytes, types)) => {
                     let fresh = codec.decode(&bytes, &types);
-                    match self.reuse.check(&codec, &bytes, &types, &fresh) {
+                    let checked = self
+                        .reuse
+                        .check(&codec, &bytes, &types, &fresh)
+                        .and_then(|()| crate::narration::check(&codec, &bytes, &types, &fresh));
+                    match checked {
                         Ok(()) => decoded_reply(&fresh),
                         Err(message) => Reply::RuntimeError { message },
                     }

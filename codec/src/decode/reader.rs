@@ -67,7 +67,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 "flex integer: no bytes left inside an integer array (4.2.2 over-reads)",
             ));
         }
-        self.r.flex(width, self.rel)
+        self.r.flex_beyond_short(width, self.rel)
     }
 
     #[inline(always)]
