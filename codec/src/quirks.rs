@@ -429,6 +429,27 @@ pub fn typeless_array_before_others(vals: &[crate::Value]) -> bool {
             .any(|v| matches!(v, crate::Value::DataArray(d) if d.ty == DataType::UNDEF))
 }
 
+/// Whether OpenPMIx's packer reads memory past the values of `items` in `fam`, so that
+/// its bytes hold what no encoder can reproduce: v20 packs a DATA_ARRAY of COMMAND, at any
+/// depth, with its UINT32 packer (quirk D4).
+pub fn packer_reads_past_values(fam: crate::Family, items: &[crate::Item]) -> bool {
+    fn overreads(v: &crate::Value) -> bool {
+        use crate::Value as V;
+        match v {
+            V::DataArray(d) => d.ty == DataType::COMMAND || d.values.iter().any(overreads),
+            V::Value(inner) => overreads(inner),
+            V::Info(i) => overreads(&i.value),
+            V::Pdata(p) => overreads(&p.value),
+            V::Kval(k) => overreads(&k.value),
+            V::InfoArray(infos) => infos.iter().any(|i| overreads(&i.value)),
+            V::App(a) => a.info.iter().any(|i| overreads(&i.value)),
+            V::Query(q) => q.qualifiers.iter().any(|i| overreads(&i.value)),
+            _ => false,
+        }
+    }
+    fam == crate::Family::Legacy20 && items.iter().flat_map(|i| &i.values).any(overreads)
+}
+
 /// PMIX_INFO_ARRAY_END: the flag PMIX_INFO_CREATE puts on an array's last element.
 pub const INFO_ARRAY_END: u32 = 0x0002;
 

@@ -12,7 +12,7 @@
 //! aborts, hangs, writes a frame that is not JSON, or answers after `--delay-ms`;
 //! `--break status-class|status-other` refuses with another status of the same class / of
 //! another class (for `--status class|reject`); `--break decode-rank` decodes every PROC
-//! rank one too high. Each on requests (all of them, or with `--break-on TYPE` only those
+//! rank one too high; `--break refuse-encode` refuses every encode. Each on requests (all of them, or with `--break-on TYPE` only those
 //! whose first pack/unpack call has that type).
 
 use clap::{Parser, ValueEnum};
@@ -48,6 +48,8 @@ enum Break {
     StatusOther,
     /// Decode every PROC rank as one more than it is (a field-level decode mismatch).
     DecodeRank,
+    /// Refuse every encode request (PMIX_ERR_NOT_SUPPORTED at call 0).
+    RefuseEncode,
 }
 
 /// A status of the same class as `s` (itself when its class has no other member).
@@ -240,6 +242,11 @@ fn main() -> ExitCode {
                         (req, &mut reply)
                     {
                         bump_ranks(j);
+                    }
+                }
+                Break::RefuseEncode => {
+                    if let Request::Encode { .. } = req {
+                        reply = Reply::status(Status::ERR_NOT_SUPPORTED.0, 0);
                     }
                 }
                 Break::FlipByte | Break::ProcRank2Bytes => {}

@@ -123,6 +123,17 @@ pub fn requirement(set: &VectorSet, v: &Vector) -> String {
             "Packing [{calls}] into {buf} is refused with {}",
             status_text(e.status, e.item)
         ),
+        (vf::Outcome::Invalid, Some(e))
+            if json::items_from_json(&v.items)
+                .is_ok_and(|items| super::check::packed_bytes_judged(set, v, &items)) =>
+        {
+            format!(
+                "Packing [{calls}] into {buf}, if it is not refused, gives exactly the recorded {} bytes, \
+                 and unpacking them fails with {}",
+                v.wire.len() / 2,
+                status_text(e.status, e.item)
+            )
+        }
         (vf::Outcome::Invalid, Some(e)) => format!(
             "Unpacking these {} bytes from {buf} as [{}] fails with {}",
             v.wire.len() / 2,

@@ -263,6 +263,70 @@ pub(super) fn name_the_quirk(mut verdict: Verdict, v: &Vector) -> Verdict {
     verdict
 }
 
+/// The flag of a vector whose values the library packs into `wire` but whose bytes its own
+/// unpacker refuses (a decode-phase invalid vector whose `items` keep the packed values).
+const SELF_UNPACK_FAILS: &str = "SelfUnpackFails";
+
+/// Whether an invalid vector's `wire` also judges a testee's packer: a decode-phase vector
+/// flagged `SelfUnpackFails` (the library packs the values into `wire`, its unpacker
+/// refuses them), except where the library's packer read memory past the values (quirk
+/// D4), bytes no encoder can give.
+pub(super) fn packed_bytes_judged(set: &VectorSet, v: &Vector, items: &[Item]) -> bool {
+    v.error.as_ref().is_some_and(|e| e.phase == Phase::Decode)
+        && v.flags.iter().any(|f| f == SELF_UNPACK_FAILS)
+        && !pmix_codec::quirks::packer_reads_past_values(set.component.family(), items)
+}
+
+/// The failure of an encode that gave `got` where the vector's `wire` is expected, with
+/// the field where they part (`None` when they are the same bytes).
+fn other_bytes(set: &VectorSet, items: &[Item], wire: &[u8], got: &[u8]) -> Option<Verdict> {
+    let d = hex_diff(wire, got)?;
+    let signature = format!("encode-bytes@{}", d.offset);
+    let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
+    verdict.diff = Some(d.marker);
+    let codec = Codec::new(set.component, set.kind).with_release(set.release);
+    let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
+    if let Some(f) = fieldwalk::explain(&codec, &types, wire, got) {
+        verdict.detail = Some(format!("{signature} in {}", f.field.path));
+        verdict = verdict.explained(Explanation::EncodeField(f));
+    }
+    Some(verdict)
+}
+
+/// The packer's side of a `SelfUnpackFails` vector ([`packed_bytes_judged`]): a testee
+/// that packs its values must give the library's bytes, `wire`; one that refuses to pack
+/// them (what the library cannot read back), or lacks the type, is not judged on it.
+/// `None`: go on to the decode.
+fn self_unpack_fails_bytes(
+    set: &VectorSet,
+    items: &[Item],
+    wire: &[u8],
+    reply: std::result::Result<Reply, TesteeError>,
+) -> Option<Verdict> {
+    match reply {
+        Err(te) => Some(Verdict::from_testee_error("encode", &te)),
+        Ok(Reply::Ok { wire: Some(w), .. }) => match unhex(&w) {
+            None => Some(Verdict::error(
+                "bad-reply",
+                format!(
+                    "encode: the testee's wire is not lowercase hex: {}",
+                    clip(w, 100)
+                ),
+            )),
+            Some(got) => other_bytes(set, items, wire, &got),
+        },
+        Ok(Reply::Ok { wire: None, .. }) => Some(Verdict::error(
+            "bad-reply",
+            "encode: the testee's answer has no wire",
+        )),
+        Ok(Reply::Error { .. } | Reply::Unsupported { .. }) => None,
+        Ok(Reply::RuntimeError { message }) => Some(Verdict::error(
+            "runtime-error",
+            format!("encode: testee error: {message}"),
+        )),
+    }
+}
+
 /// Run one case against `testee` (which supports its component, kind and release).
 pub(super) fn run_vector(
     set: &VectorSet,
@@ -303,6 +367,11 @@ pub(super) fn run_vector(
             Verdict::error("bad-vector", "an invalid vector without an error")
         }
         (vf::Outcome::Invalid, Some(e)) => {
+            if packed_bytes_judged(set, v, &items) {
+                if let Some(verdict) = self_unpack_fails_bytes(set, &items, &wire, encode(testee)) {
+                    return verdict;
+                }
+            }
             let (phase, reply) = match e.phase {
                 Phase::Encode => ("encode", encode(testee)),
                 Phase::Decode => ("decode", decode(testee)),
@@ -372,17 +441,7 @@ pub(super) fn run_vector(
                         )
                     }
                     Some(got) => {
-                        if let Some(d) = hex_diff(&wire, &got) {
-                            let signature = format!("encode-bytes@{}", d.offset);
-                            let mut verdict = Verdict::fail(&signature, d.expected, d.actual);
-                            verdict.diff = Some(d.marker);
-                            let codec =
-                                Codec::new(set.component, set.kind).with_release(set.release);
-                            let types: Vec<DataType> = items.iter().map(|i| i.ty).collect();
-                            if let Some(f) = fieldwalk::explain(&codec, &types, &wire, &got) {
-                                verdict.detail = Some(format!("{signature} in {}", f.field.path));
-                                verdict = verdict.explained(Explanation::EncodeField(f));
-                            }
+                        if let Some(verdict) = other_bytes(set, &items, &wire, &got) {
                             return verdict;
                         }
                     }

@@ -12,9 +12,15 @@
 //! * one pack call of several POINTERs (quirk P1: one sentinel byte per call);
 //! * v12 PROCs whose rank is one of the 1.x special ranks (quirk L4: read back as today's);
 //! * a DATA_ARRAY of DATA_ARRAY or of POINTER (elements that may take less than a byte each)
-//!   whose count is beyond what the input can hold (which refusal, if any, and when).
+//!   whose count is beyond what the input can hold (which refusal, if any, and when);
+//! * a run of byte objects packed after a value that took more room than the encoder's
+//!   first allocation guessed (the run's buffer must grow in the middle);
+//! * a byte object whose modern SIZE is three bytes with a middle byte above 0x80 (the
+//!   decoder's two-byte fast path must not take it);
+//! * a v12 VALUE and INFO whose value type is UNDEF (v12's unpacker has no such case).
 
 use super::generator::Gen;
+use pmix_codec::quirks;
 use pmix_codec::*;
 
 /// Sibling INFO_ARRAYs in one call: past the 50 a nesting count raised by two per array
@@ -35,6 +41,9 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     lying_refused_darrays(g);
     v12_special_ranks(g);
     lying_tiny_element_darrays(g);
+    byte_objects_after_a_long_value(g);
+    long_byte_objects(g);
+    v12_undef_values(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -351,4 +360,142 @@ fn split_at_count(
     }
     let tags = one[at + 1..one.len() - element.len()].to_vec();
     Some((one[..start].to_vec(), tags))
+}
+
+/// The STRING inside the VALUE (or KVAL) packed before a run of byte objects. The
+/// encoder's first allocation (`size_hint`) guesses 10 bytes for a VALUE or KVAL whatever it
+/// holds, and the byte objects' own size (plus 12 each); this STRING takes about 300 of the
+/// room guessed for the run, less than the run itself, so the buffer does not grow (and
+/// double) before the run but must grow inside it, before its last object.
+const LONG_STRING: usize = 300;
+
+/// The byte objects of that run (2,003 bytes): several, the last longer than what is left.
+const RUN: [usize; 5] = [500, 3, 700, 0, 800];
+
+/// Converged and modern components (their byte objects are written as one run): a VALUE,
+/// then a KVAL, holding a STRING of [`LONG_STRING`] bytes, then one BYTE_OBJECT call of
+/// the objects of [`RUN`].
+fn byte_objects_after_a_long_value(g: &mut Gen) {
+    if !matches!(g.comp.family(), Family::Converged | Family::Modern) {
+        return;
+    }
+    let text = || Value::String(Some(Text::from("s".repeat(LONG_STRING))));
+    let run = Item::new(
+        DataType::BYTE_OBJECT,
+        RUN.iter()
+            .map(|&n| Value::ByteObject(pattern(n).into()))
+            .collect(),
+    );
+    let before = [
+        (DataType::VALUE, Value::Value(Box::new(text()))),
+        (
+            DataType::KVAL,
+            Value::Kval(Box::new(Kval {
+                key: Some("key".into()),
+                value: text(),
+            })),
+        ),
+    ];
+    for (ty, v) in before {
+        if !g.comp.registers(ty, g.rel) {
+            continue;
+        }
+        g.pack_case(
+            &format!(
+                "gap.grown-run: {ty} holding a STRING of {LONG_STRING} bytes, then a BYTE_OBJECT \
+                 call of {} objects (the encoder's buffer grows inside the run)",
+                RUN.len()
+            ),
+            &[Item::one(v), run.clone()],
+            &[],
+        );
+    }
+}
+
+/// The length of the long byte objects: 20,000 = `a0 9c 01` as a modern SIZE, whose middle
+/// byte is above 0x80 (a two-byte reading of it would claim 20,000 bytes from one byte
+/// early, which the input holds).
+const LONG_OBJECT: usize = 20_000;
+
+/// Modern components: a BYTE_OBJECT of [`LONG_OBJECT`] bytes, at the top level and inside a
+/// VALUE (one length only: every vector holds its bytes twice, in `items` and `wire`).
+fn long_byte_objects(g: &mut Gen) {
+    if g.comp.family() != Family::Modern {
+        return;
+    }
+    let object = || Value::ByteObject(pattern(LONG_OBJECT).into());
+    for (v, context) in [
+        (object(), "at the top level"),
+        (Value::Value(Box::new(object())), "inside a VALUE"),
+    ] {
+        g.pack_case(
+            &format!(
+                "gap.long-object: BYTE_OBJECT of {LONG_OBJECT} bytes {context} (a three-byte SIZE \
+                 whose middle byte is above 0x80)"
+            ),
+            &[Item::one(v)],
+            &[],
+        );
+    }
+}
+
+/// `n` bytes counting up from 1 and wrapping at 251, so that bytes read from one place
+/// early or late differ from the expected ones.
+fn pattern(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i % 251) as u8 + 1).collect()
+}
+
+/// v12 only: a VALUE and an INFO whose value type is UNDEF (0), with nothing after it, and
+/// with a UINT8 call after it. v12's packer cannot make one (pmix-codec refuses it like the
+/// C packer's missing case), so the bytes are a VALUE or INFO of UINT8 with its type
+/// rewritten to 0 and its payload left out; the library's unpacker decides.
+fn v12_undef_values(g: &mut Gen) {
+    if g.comp.family() != Family::Legacy12 {
+        return;
+    }
+    let codec = g.codec();
+    let Ok(seven) = codec.encode(&[Item::one(Value::Uint8(7))]) else {
+        g.skip("gap.v12-undef: the codec cannot pack UINT8");
+        return;
+    };
+    // The payload of a UINT8 value: its type tag in a described buffer, then the byte.
+    let payload = match g.kind {
+        BufferKind::FullyDescribed => g.tag(DataType::UINT8.0).len() + 1,
+        BufferKind::NonDescribed => 1,
+    };
+    let uint8_type = (quirks::v12_wire_type(DataType::UINT8.0) as u32).to_be_bytes();
+    for (ty, v) in [
+        (DataType::VALUE, Value::Value(Box::new(Value::Uint8(7)))),
+        (
+            DataType::INFO,
+            Value::Info(Box::new(Info::new("key", Value::Uint8(7)))),
+        ),
+    ] {
+        let Ok(enc) = codec.encode(&[Item::one(v)]) else {
+            g.skip("gap.v12-undef: the codec cannot pack the UINT8 value");
+            continue;
+        };
+        // The value's type, a 4-byte int, just before the payload.
+        let Some(at) = enc.len().checked_sub(payload + 4) else {
+            g.skip("gap.v12-undef: value type field not found");
+            continue;
+        };
+        if enc[at..at + 4] != uint8_type {
+            g.skip("gap.v12-undef: value type field not found");
+            continue;
+        }
+        let undef = [&enc[..at], &[0u8; 4][..]].concat();
+        g.hostile(
+            format!("gap.v12-undef: {ty} whose value type is UNDEF (0), nothing follows"),
+            undef.clone(),
+            &[ty],
+            &[],
+        );
+        g.hostile(
+            format!("gap.v12-undef: {ty} whose value type is UNDEF (0), then a UINT8 call of 7"),
+            [&undef[..], &seven].concat(),
+            &[ty, DataType::UINT8],
+            &[],
+        );
+    }
 }
