@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod bridge;
+pub mod call_by_call;
 pub mod explain;
 pub mod fieldwalk;
 pub mod limits;

@@ -5,7 +5,8 @@
 //!
 //! * [`BuiltinTestee`] — pmix-codec, in process (the default), each decode also checked
 //!   against a decode that reuses earlier values' memory ([`crate::reuse`]) and against its
-//!   own narration ([`crate::narration`]);
+//!   own narration ([`crate::narration`]) and against an unpack call by call
+//!   ([`crate::call_by_call`]);
 //! * [`ProcessTestee`] — any program speaking the framed JSON protocol on its stdin/stdout:
 //!   a 4-byte little-endian length, then a JSON [`Request`]; one [`Reply`] (or
 //!   [`Capabilities`]) back in the same framing. A testee that crashes, hangs past the
@@ -516,7 +517,9 @@ fn decoded_reply(decoded: &Result<Vec<Item>, pmix_codec::Error>) -> Reply {
 /// pmix-codec in process. It answers a decode request with [`Codec::decode`], and also
 /// decodes it with [`Codec::decode_into`] over the values of earlier requests, the way a
 /// receive loop reusing its memory would ([`ReusePool`]), and narrated to an observer, the way
-/// a failure's walk reads bytes ([`crate::narration`]): if they disagree, or the narration does
+/// a failure's walk reads bytes ([`crate::narration`]), and unpacked call by call with
+/// [`pmix_codec::Unpacker`], BYTE_OBJECT calls borrowed ([`crate::call_by_call`]): if they
+/// disagree, or the narration does
 /// not account for the bytes field by field, the reply is a runtime error saying how, so the
 /// case fails.
 #[derive(Debug, Default)]
@@ -549,7 +552,8 @@ impl Testee for BuiltinTestee {
                     let checked = self
                         .reuse
                         .check(&codec, &bytes, &types, &fresh)
-                        .and_then(|()| crate::narration::check(&codec, &bytes, &types, &fresh));
+                        .and_then(|()| crate::narration::check(&codec, &bytes, &types, &fresh))
+                        .and_then(|()| crate::call_by_call::check(&codec, &bytes, &types, &fresh));
                     match checked {
                         Ok(()) => decoded_reply(&fresh),
                         Err(message) => Reply::RuntimeError { message },

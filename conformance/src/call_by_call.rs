@@ -1,0 +1,81 @@
+//! The built-in testee's fourth decode: the request unpacked one call at a time with
+//! [`pmix_codec::Unpacker`], like successive `PMIx_Data_unpack` calls, and each BYTE_OBJECT
+//! call without copying ([`pmix_codec::Unpacker::unpack_byte_objects`], payloads borrowed
+//! from the input).
+//!
+//! Both are public decode paths of pmix-codec, documented to give what a whole decode gives
+//! (errors included, at the same call). Without this check a vectors run never reaches the
+//! borrowing BYTE_OBJECT reader (issue 23: a mutant of it survived the replay).
+
+use crate::reuse::agree;
+use pmix_codec::{Codec, DataType, Error, Item, Value};
+
+/// Unpack `bytes` as `types` call by call, and compare with `fresh` (what [`Codec::decode`]
+/// gave for the same request). `Err` says how they differ.
+pub fn check(
+    codec: &Codec,
+    bytes: &[u8],
+    types: &[DataType],
+    fresh: &Result<Vec<Item>, Error>,
+) -> Result<(), String> {
+    let mut unpacker = codec.unpacker(bytes);
+    let mut items = Vec::with_capacity(types.len());
+    let mut failed = None;
+    let mut blobs = Vec::new();
+    for &ty in types {
+        let r = if ty == DataType::BYTE_OBJECT {
+            unpacker
+                .unpack_byte_objects(usize::MAX, &mut blobs)
+                .map(|()| {
+                    let values = blobs.iter().map(|b| Value::ByteObject(b.to_vec().into()));
+                    Item::new(ty, values.collect())
+                })
+        } else {
+            unpacker.unpack(ty, usize::MAX)
+        };
+        match r {
+            Ok(item) => items.push(item),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let what = "the call-by-call unpack (Unpacker, BYTE_OBJECT borrowed)";
+    match &failed {
+        Some(e) => agree(what, fresh, Err(e)),
+        None => agree(what, fresh, Ok(&items)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::{BufferKind, Component};
+
+    #[test]
+    fn call_by_call_agrees_with_the_whole_decode_and_a_difference_is_reported() {
+        let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+        let items = [
+            Item::one(Value::proc("ns", 3)),
+            Item::new(
+                DataType::BYTE_OBJECT,
+                vec![
+                    Value::ByteObject(vec![1, 2].into()),
+                    Value::ByteObject(vec![].into()),
+                ],
+            ),
+            Item::one(Value::string("x")),
+        ];
+        let bytes = codec.encode(&items).unwrap();
+        let types = [DataType::PROC, DataType::BYTE_OBJECT, DataType::STRING];
+        let fresh = codec.decode(&bytes, &types);
+        assert_eq!(check(&codec, &bytes, &types, &fresh), Ok(()));
+        let short = &bytes[..bytes.len() - 1];
+        let refused = codec.decode(short, &types);
+        assert_eq!(refused.as_ref().map_err(|e| e.item).unwrap_err(), 2);
+        assert_eq!(check(&codec, short, &types, &refused), Ok(()));
+        let e = check(&codec, short, &types, &fresh).unwrap_err();
+        assert!(e.contains("refused what decode read"), "{e}");
+    }
+}
