@@ -17,7 +17,12 @@
 //!   first allocation guessed (the run's buffer must grow in the middle);
 //! * a byte object whose modern SIZE is three bytes with a middle byte above 0x80 (the
 //!   decoder's two-byte fast path must not take it);
-//! * a v12 VALUE and INFO whose value type is UNDEF (v12's unpacker has no such case).
+//! * a v12 VALUE and INFO whose value type is UNDEF (v12's unpacker has no such case);
+//! * self-tagged integers (quirk D2) whose always-tag names another width than the native
+//!   one, every width (the unpacker converts: UNPACK_SIZE_MISMATCH);
+//! * many sibling non-empty DATA_ARRAYs in one call (the DATA_ARRAY nesting count);
+//! * a PROC_STATS as the unpackers of the releases that register it read it: with the
+//!   `peak_vsize` their packer never writes (quirk U10).
 
 use super::generator::Gen;
 use pmix_codec::quirks;
@@ -44,6 +49,9 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     byte_objects_after_a_long_value(g);
     long_byte_objects(g);
     v12_undef_values(g);
+    int_widths(g);
+    sibling_data_arrays(g);
+    proc_stats_as_read(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -498,4 +506,161 @@ fn v12_undef_values(g: &mut Gen) {
             &[],
         );
     }
+}
+
+/// The fixed-width integer types an always-tag may name (the unpacker converts any of them
+/// to the native type, quirk D2), with their width in bytes.
+const INT_WIDTHS: [(DataType, usize); 8] = [
+    (DataType::INT8, 1),
+    (DataType::UINT8, 1),
+    (DataType::INT16, 2),
+    (DataType::UINT16, 2),
+    (DataType::INT32, 4),
+    (DataType::UINT32, 4),
+    (DataType::INT64, 8),
+    (DataType::UINT64, 8),
+];
+
+/// The bytes a decode vector ends with to tell where the calls before it stopped reading: a
+/// UINT8 call of 7 (then the vector's last call, a UINT8, finds nothing left).
+fn seven_then_end(g: &Gen) -> Option<Vec<u8>> {
+    g.codec().encode(&[Item::one(Value::Uint8(7))]).ok()
+}
+
+/// The bytes of two values of the fixed-width integer type `width` (`n` bytes wide) as the
+/// component writes them after a call header of `header` bytes: -2 (all ones but the last
+/// bit) and 0x4141... (the first byte 0x41).
+fn width_values(codec: &Codec, header: usize, width: DataType, n: usize) -> Option<Vec<u8>> {
+    let ones = u64::MAX >> (64 - 8 * n);
+    let (low, high) = (ones - 1, 0x4141_4141_4141_4141u64 & ones);
+    let values = match width {
+        DataType::INT8 => vec![Value::Int8(low as i8), Value::Int8(high as i8)],
+        DataType::UINT8 => vec![Value::Uint8(low as u8), Value::Uint8(high as u8)],
+        DataType::INT16 => vec![Value::Int16(low as i16), Value::Int16(high as i16)],
+        DataType::UINT16 => vec![Value::Uint16(low as u16), Value::Uint16(high as u16)],
+        DataType::INT32 => vec![Value::Int32(low as i32), Value::Int32(high as i32)],
+        DataType::UINT32 => vec![Value::Uint32(low as u32), Value::Uint32(high as u32)],
+        DataType::INT64 => vec![Value::Int64(low as i64), Value::Int64(high as i64)],
+        _ => vec![Value::Uint64(low), Value::Uint64(high)],
+    };
+    let bytes = codec.encode(&[Item::new(width, values)]).ok()?;
+    bytes.get(header..).map(<[u8]>::to_vec)
+}
+
+/// Every self-tagged integer type of the component (quirk D2: the types
+/// [`quirks::self_tagged_int`] names a native width for), in one call of two values, -2 and
+/// a positive one, under an always-tag of every other width of [`INT_WIDTHS`], then UINT8 7,
+/// then a UINT8 call past the end. The libraries convert each value to the native type
+/// (UNPACK_SIZE_MISMATCH) and read the 7, so the third call is the one refused: a reader
+/// that takes another width than the tag's reads the 7 from the wrong place or runs out.
+/// Only non-native tags: the native one is every ordinary vector's.
+fn int_widths(g: &mut Gen) {
+    let Some(seven) = seven_then_end(g) else {
+        g.skip("gap.int-width: the codec cannot pack UINT8");
+        return;
+    };
+    let fam = g.comp.family();
+    let codec = g.codec();
+    for ty in g.comp.registered_types(g.rel) {
+        let Some(native) = quirks::self_tagged_int(fam, ty) else {
+            continue;
+        };
+        for (width, n) in INT_WIDTHS {
+            if width == native {
+                continue;
+            }
+            let Some(values) = width_values(&codec, g.header(2, width.0).len(), width, n) else {
+                g.skip("gap.int-width: the codec cannot pack the width's values");
+                continue;
+            };
+            let wire = [g.header(2, ty.0), g.tag(width.0), values, seven.clone()].concat();
+            g.hostile(
+                format!(
+                    "gap.int-width: {ty} call of -2 (or all ones but the last bit) and 0x{} under a {width} always-tag (quirk D2-int-tag-per-call), \
+                     then UINT8 7, then a UINT8 call past the end",
+                    "41".repeat(n)
+                ),
+                wire,
+                &[ty, DataType::UINT8, DataType::UINT8],
+                &["Quirk"],
+            );
+        }
+    }
+}
+
+/// One DATA_ARRAY call of each count of [`SIBLINGS`] DATA_ARRAYs of one UINT8 (non-empty:
+/// an empty DATA_ARRAY is read without entering it), past the 100 a nesting count raised
+/// per array and never lowered would allow.
+fn sibling_data_arrays(g: &mut Gen) {
+    if !g.comp.registers(DataType::DATA_ARRAY, g.rel) {
+        return;
+    }
+    for n in SIBLINGS {
+        let array = Value::array(DataType::UINT8, vec![Value::Uint8(7)]);
+        g.pack_case(
+            &format!("gap.darray-siblings: {n} DATA_ARRAYs of one UINT8 in one call"),
+            &[Item::new(DataType::DATA_ARRAY, vec![array; n])],
+            &[],
+        );
+    }
+}
+
+/// The `peak_vsize` the unpackers of 4.2.x, 5.0.x and 6.0.x read after `rss` (quirk U10).
+const PEAK_VSIZE: f32 = 2.5;
+
+/// Where the release registers PROC_STATS: one PROC_STATS as this component's packer writes
+/// it with a FLOAT `peak_vsize` ([`PEAK_VSIZE`]) put between `rss` and `processor`, the
+/// fields its unpacker reads (quirk U10), then UINT8 7, then a UINT8 call past the end. The
+/// library reads the PROC_STATS and the 7 and refuses the third call: the only PROC_STATS
+/// input of these releases that unpacks (what their packer writes does not, see the
+/// `SelfUnpackFails` vectors).
+fn proc_stats_as_read(g: &mut Gen) {
+    if !g.comp.registers(DataType::PROC_STATS, g.rel) {
+        return;
+    }
+    let Some(seven) = seven_then_end(g) else {
+        g.skip("gap.proc-stats-read: the codec cannot pack UINT8");
+        return;
+    };
+    let Some(Value::ProcStats(ps)) = super::families::any_sample(DataType::PROC_STATS) else {
+        g.skip("gap.proc-stats-read: no PROC_STATS sample");
+        return;
+    };
+    let codec = g.codec();
+    // A struct field's bytes: the top-level call's without its header (the fields of a
+    // PROC_STATS carry no type tags, in either buffer kind).
+    let field = |v: Value| {
+        let header = g.header(1, v.data_type().0).len();
+        codec
+            .encode(&[Item::one(v)])
+            .ok()
+            .map(|b| b[header..].to_vec())
+    };
+    let (Some(whole), Some(peak), Some(processor), Some(sample_time)) = (
+        codec
+            .encode(&[Item::one(Value::ProcStats(ps.clone()))])
+            .ok(),
+        field(Value::Float(PEAK_VSIZE)),
+        field(Value::Int16(ps.processor)),
+        field(Value::Timeval(ps.sample_time)),
+    ) else {
+        g.skip("gap.proc-stats-read: the codec cannot pack the fields");
+        return;
+    };
+    let tail = [processor, sample_time].concat();
+    if !whole.ends_with(&tail) {
+        g.skip("gap.proc-stats-read: processor and sample_time not found at the end");
+        return;
+    }
+    let at = whole.len() - tail.len();
+    let wire = [&whole[..at], &peak, &whole[at..], &seven].concat();
+    g.hostile(
+        format!(
+            "gap.proc-stats-read: PROC_STATS with a peak_vsize of {PEAK_VSIZE} after rss, as the \
+             unpacker reads it (quirk U10-proc-stats-peak-vsize), then UINT8 7, then a UINT8 call past the end"
+        ),
+        wire,
+        &[DataType::PROC_STATS, DataType::UINT8, DataType::UINT8],
+        &["Quirk"],
+    );
 }
