@@ -10,19 +10,19 @@
 //! Without this check a vectors run never builds a walk, and nothing would see a narration
 //! that reports wrong lengths or loses its names (issue 23: two such mutants survived).
 
-use crate::reuse::agree;
+use crate::reuse::{agree, Decoded};
 use pmix_codec::observe::{Field, Meaning, Observer, Path, Seg, TagRole};
-use pmix_codec::{Codec, DataType, Error, Item};
 use std::collections::HashSet;
 
-/// Decode `bytes` as `types` narrated, and check the narration against `fresh` (what
-/// [`Codec::decode`] gave for the same request) and against itself. `Err` says how it fails.
-pub fn check(
-    codec: &Codec,
-    bytes: &[u8],
-    types: &[DataType],
-    fresh: &Result<Vec<Item>, Error>,
-) -> Result<(), String> {
+/// Decode the request narrated, and check the narration against what [`Codec::decode`] gave
+/// for it and against itself. `Err` says how it fails.
+pub fn check(d: Decoded<'_>) -> Result<(), String> {
+    let Decoded {
+        codec,
+        bytes,
+        types,
+        fresh,
+    } = d;
     let mut heard = Heard::default();
     let narrated = codec.decode_observed(bytes, Some(types), &mut heard);
     agree(
@@ -124,7 +124,7 @@ impl Observer for Heard {
 mod tests {
     use super::*;
     use pmix_codec::observe::Enc;
-    use pmix_codec::{BufferKind, Component, Value};
+    use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
 
     fn int(offset: usize, len: usize, path: &[Seg]) -> (usize, usize, Vec<Seg>) {
         (offset, len, path.to_vec())
@@ -164,9 +164,15 @@ mod tests {
         let bytes = codec.encode(&items).unwrap();
         let types = [DataType::PROC, DataType::STRING];
         let fresh = codec.decode(&bytes, &types);
-        assert_eq!(check(&codec, &bytes, &types, &fresh), Ok(()));
+        let d = |fresh| Decoded {
+            codec: &codec,
+            bytes: &bytes,
+            types: &types,
+            fresh,
+        };
+        assert_eq!(check(d(&fresh)), Ok(()));
         let wrong = Ok(vec![Item::one(Value::string("y"))]);
-        let e = check(&codec, &bytes, &types, &wrong).unwrap_err();
+        let e = check(d(&wrong)).unwrap_err();
         assert!(
             e.contains("the narrated decode disagrees with decode"),
             "{e}"
