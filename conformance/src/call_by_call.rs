@@ -13,17 +13,11 @@ use pmix_codec::{DataType, Item, Value};
 /// Unpack the request call by call, and compare with what [`pmix_codec::Codec::decode`] gave
 /// for it. `Err` says how they differ.
 pub fn check(d: Decoded<'_>) -> Result<(), String> {
-    let Decoded {
-        codec,
-        bytes,
-        types,
-        fresh,
-    } = d;
-    let mut unpacker = codec.unpacker(bytes);
-    let mut items = Vec::with_capacity(types.len());
+    let mut unpacker = d.codec.unpacker(d.bytes);
+    let mut items = Vec::with_capacity(d.types.len());
     let mut failed = None;
     let mut blobs = Vec::new();
-    for &ty in types {
+    for &ty in d.types {
         let r = if ty == DataType::BYTE_OBJECT {
             unpacker
                 .unpack_byte_objects(usize::MAX, &mut blobs)
@@ -44,8 +38,8 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
     }
     let what = "the call-by-call unpack (Unpacker, BYTE_OBJECT borrowed)";
     match &failed {
-        Some(e) => agree(what, fresh, Err(e)),
-        None => agree(what, fresh, Ok(&items)),
+        Some(e) => agree(what, d.fresh, Err(e)),
+        None => agree(what, d.fresh, Ok(&items)),
     }
 }
 

@@ -1,5 +1,5 @@
 //! The built-in testee's third decode: the same request narrated to an observer, the way the
-//! runner's explanations and `pmix-wire walk` read bytes ([`Codec::decode_observed`]).
+//! runner's explanations and `pmix-wire walk` read bytes ([`pmix_codec::Codec::decode_observed`]).
 //!
 //! The narration is what a failing case shows (the walk, the field where the answers part),
 //! so a vectors run judges it too: on every decode request the narrated decode must give the
@@ -14,20 +14,14 @@ use crate::reuse::{agree, Decoded};
 use pmix_codec::observe::{Field, Meaning, Observer, Path, Seg, TagRole};
 use std::collections::HashSet;
 
-/// Decode the request narrated, and check the narration against what [`Codec::decode`] gave
-/// for it and against itself. `Err` says how it fails.
+/// Decode the request narrated, and check the narration against what
+/// [`pmix_codec::Codec::decode`] gave for it and against itself. `Err` says how it fails.
 pub fn check(d: Decoded<'_>) -> Result<(), String> {
-    let Decoded {
-        codec,
-        bytes,
-        types,
-        fresh,
-    } = d;
     let mut heard = Heard::default();
-    let narrated = codec.decode_observed(bytes, Some(types), &mut heard);
+    let narrated = d.codec.decode_observed(d.bytes, Some(d.types), &mut heard);
     agree(
         "the narrated decode",
-        fresh,
+        d.fresh,
         narrated.as_ref().map(Vec::as_slice),
     )?;
     match heard.problem {
