@@ -7,22 +7,17 @@
 //! (errors included, at the same call). Without this check a vectors run never reaches the
 //! borrowing BYTE_OBJECT reader (issue 23: a mutant of it survived the replay).
 
-use crate::reuse::agree;
-use pmix_codec::{Codec, DataType, Error, Item, Value};
+use crate::reuse::{agree, Decoded};
+use pmix_codec::{DataType, Item, Value};
 
-/// Unpack `bytes` as `types` call by call, and compare with `fresh` (what [`Codec::decode`]
-/// gave for the same request). `Err` says how they differ.
-pub fn check(
-    codec: &Codec,
-    bytes: &[u8],
-    types: &[DataType],
-    fresh: &Result<Vec<Item>, Error>,
-) -> Result<(), String> {
-    let mut unpacker = codec.unpacker(bytes);
-    let mut items = Vec::with_capacity(types.len());
+/// Unpack the request call by call, and compare with what [`pmix_codec::Codec::decode`] gave
+/// for it. `Err` says how they differ.
+pub fn check(d: Decoded<'_>) -> Result<(), String> {
+    let mut unpacker = d.codec.unpacker(d.bytes);
+    let mut items = Vec::with_capacity(d.types.len());
     let mut failed = None;
     let mut blobs = Vec::new();
-    for &ty in types {
+    for &ty in d.types {
         let r = if ty == DataType::BYTE_OBJECT {
             unpacker
                 .unpack_byte_objects(usize::MAX, &mut blobs)
@@ -43,15 +38,15 @@ pub fn check(
     }
     let what = "the call-by-call unpack (Unpacker, BYTE_OBJECT borrowed)";
     match &failed {
-        Some(e) => agree(what, fresh, Err(e)),
-        None => agree(what, fresh, Ok(&items)),
+        Some(e) => agree(what, d.fresh, Err(e)),
+        None => agree(what, d.fresh, Ok(&items)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmix_codec::{BufferKind, Component};
+    use pmix_codec::{BufferKind, Codec, Component};
 
     #[test]
     fn call_by_call_agrees_with_the_whole_decode_and_a_difference_is_reported() {
@@ -70,12 +65,18 @@ mod tests {
         let bytes = codec.encode(&items).unwrap();
         let types = [DataType::PROC, DataType::BYTE_OBJECT, DataType::STRING];
         let fresh = codec.decode(&bytes, &types);
-        assert_eq!(check(&codec, &bytes, &types, &fresh), Ok(()));
+        let d = |bytes, fresh| Decoded {
+            codec: &codec,
+            bytes,
+            types: &types,
+            fresh,
+        };
+        assert_eq!(check(d(&bytes, &fresh)), Ok(()));
         let short = &bytes[..bytes.len() - 1];
         let refused = codec.decode(short, &types);
         assert_eq!(refused.as_ref().map_err(|e| e.item).unwrap_err(), 2);
-        assert_eq!(check(&codec, short, &types, &refused), Ok(()));
-        let e = check(&codec, short, &types, &fresh).unwrap_err();
+        assert_eq!(check(d(short, &refused)), Ok(()));
+        let e = check(d(short, &fresh)).unwrap_err();
         assert!(e.contains("refused what decode read"), "{e}");
     }
 }

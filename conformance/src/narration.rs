@@ -1,5 +1,5 @@
 //! The built-in testee's third decode: the same request narrated to an observer, the way the
-//! runner's explanations and `pmix-wire walk` read bytes ([`Codec::decode_observed`]).
+//! runner's explanations and `pmix-wire walk` read bytes ([`pmix_codec::Codec::decode_observed`]).
 //!
 //! The narration is what a failing case shows (the walk, the field where the answers part),
 //! so a vectors run judges it too: on every decode request the narrated decode must give the
@@ -10,24 +10,18 @@
 //! Without this check a vectors run never builds a walk, and nothing would see a narration
 //! that reports wrong lengths or loses its names (issue 23: two such mutants survived).
 
-use crate::reuse::agree;
+use crate::reuse::{agree, Decoded};
 use pmix_codec::observe::{Field, Meaning, Observer, Path, Seg, TagRole};
-use pmix_codec::{Codec, DataType, Error, Item};
 use std::collections::HashSet;
 
-/// Decode `bytes` as `types` narrated, and check the narration against `fresh` (what
-/// [`Codec::decode`] gave for the same request) and against itself. `Err` says how it fails.
-pub fn check(
-    codec: &Codec,
-    bytes: &[u8],
-    types: &[DataType],
-    fresh: &Result<Vec<Item>, Error>,
-) -> Result<(), String> {
+/// Decode the request narrated, and check the narration against what
+/// [`pmix_codec::Codec::decode`] gave for it and against itself. `Err` says how it fails.
+pub fn check(d: Decoded<'_>) -> Result<(), String> {
     let mut heard = Heard::default();
-    let narrated = codec.decode_observed(bytes, Some(types), &mut heard);
+    let narrated = d.codec.decode_observed(d.bytes, Some(d.types), &mut heard);
     agree(
         "the narrated decode",
-        fresh,
+        d.fresh,
         narrated.as_ref().map(Vec::as_slice),
     )?;
     match heard.problem {
@@ -124,7 +118,7 @@ impl Observer for Heard {
 mod tests {
     use super::*;
     use pmix_codec::observe::Enc;
-    use pmix_codec::{BufferKind, Component, Value};
+    use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
 
     fn int(offset: usize, len: usize, path: &[Seg]) -> (usize, usize, Vec<Seg>) {
         (offset, len, path.to_vec())
@@ -164,9 +158,15 @@ mod tests {
         let bytes = codec.encode(&items).unwrap();
         let types = [DataType::PROC, DataType::STRING];
         let fresh = codec.decode(&bytes, &types);
-        assert_eq!(check(&codec, &bytes, &types, &fresh), Ok(()));
+        let d = |fresh| Decoded {
+            codec: &codec,
+            bytes: &bytes,
+            types: &types,
+            fresh,
+        };
+        assert_eq!(check(d(&fresh)), Ok(()));
         let wrong = Ok(vec![Item::one(Value::string("y"))]);
-        let e = check(&codec, &bytes, &types, &wrong).unwrap_err();
+        let e = check(d(&wrong)).unwrap_err();
         assert!(
             e.contains("the narrated decode disagrees with decode"),
             "{e}"

@@ -63,6 +63,21 @@ fn compare(
     agree(&over, fresh, into.as_ref().map(|()| out))
 }
 
+/// One decode request as the built-in testee's cross-checks see it ([`crate::narration`],
+/// [`crate::call_by_call`]): the codec, the input, the unpack types, and what
+/// [`Codec::decode`] gave for them.
+#[derive(Clone, Copy, Debug)]
+pub struct Decoded<'a> {
+    /// The codec of the request.
+    pub codec: &'a Codec,
+    /// The input bytes.
+    pub bytes: &'a [u8],
+    /// The unpack calls' types.
+    pub types: &'a [DataType],
+    /// What [`Codec::decode`] gave.
+    pub fresh: &'a Result<Vec<Item>, Error>,
+}
+
 /// `decode`'s result (`fresh`) against another decode's of the same request (`other`, named
 /// `what` in the message): the same items, or a refusal with the same status at the same call.
 pub(crate) fn agree(

@@ -552,8 +552,15 @@ impl Testee for BuiltinTestee {
                     let checked = self
                         .reuse
                         .check(&codec, &bytes, &types, &fresh)
-                        .and_then(|()| crate::narration::check(&codec, &bytes, &types, &fresh))
-                        .and_then(|()| crate::call_by_call::check(&codec, &bytes, &types, &fresh));
+                        .and_then(|()| {
+                            let d = crate::reuse::Decoded {
+                                codec: &codec,
+                                bytes: &bytes,
+                                types: &types,
+                                fresh: &fresh,
+                            };
+                            crate::narration::check(d).and_then(|()| crate::call_by_call::check(d))
+                        });
                     match checked {
                         Ok(()) => decoded_reply(&fresh),
                         Err(message) => Reply::RuntimeError { message },
