@@ -293,6 +293,47 @@ fn other_bytes(set: &VectorSet, items: &[Item], wire: &[u8], got: &[u8]) -> Opti
     Some(verdict)
 }
 
+/// A testee's answer to an encode request, once it is known to be a well-formed one.
+enum Packed {
+    /// The bytes it packed.
+    Bytes(Vec<u8>),
+    /// It refused to pack, with this status at this call.
+    Refused { status: i32, item: usize },
+    /// It does not support what the request needs.
+    Unsupported(String),
+}
+
+/// `reply` to an encode request as [`Packed`]; a transport error, a runtime error or a
+/// malformed answer (no wire, or wire that is not lowercase hex) is the case's verdict
+/// (boxed: a verdict is large, and this is the rare path).
+fn packed(
+    reply: std::result::Result<Reply, TesteeError>,
+) -> std::result::Result<Packed, Box<Verdict>> {
+    match reply {
+        Err(te) => Err(Box::new(Verdict::from_testee_error("encode", &te))),
+        Ok(Reply::Ok { wire: Some(w), .. }) => match unhex(&w) {
+            Some(got) => Ok(Packed::Bytes(got)),
+            None => Err(Box::new(Verdict::error(
+                "bad-reply",
+                format!(
+                    "encode: the testee's wire is not lowercase hex: {}",
+                    clip(w, 100)
+                ),
+            ))),
+        },
+        Ok(Reply::Ok { wire: None, .. }) => Err(Box::new(Verdict::error(
+            "bad-reply",
+            "encode: the testee's answer has no wire",
+        ))),
+        Ok(Reply::Error { status, item, .. }) => Ok(Packed::Refused { status, item }),
+        Ok(Reply::Unsupported { reason }) => Ok(Packed::Unsupported(reason)),
+        Ok(Reply::RuntimeError { message }) => Err(Box::new(Verdict::error(
+            "runtime-error",
+            format!("encode: testee error: {message}"),
+        ))),
+    }
+}
+
 /// The packer's side of a `SelfUnpackFails` vector ([`packed_bytes_judged`]): a testee
 /// that packs its values must give the library's bytes, `wire`; one that refuses to pack
 /// them (what the library cannot read back), or lacks the type, is not judged on it.
@@ -303,27 +344,10 @@ fn self_unpack_fails_bytes(
     wire: &[u8],
     reply: std::result::Result<Reply, TesteeError>,
 ) -> Option<Verdict> {
-    match reply {
-        Err(te) => Some(Verdict::from_testee_error("encode", &te)),
-        Ok(Reply::Ok { wire: Some(w), .. }) => match unhex(&w) {
-            None => Some(Verdict::error(
-                "bad-reply",
-                format!(
-                    "encode: the testee's wire is not lowercase hex: {}",
-                    clip(w, 100)
-                ),
-            )),
-            Some(got) => other_bytes(set, items, wire, &got),
-        },
-        Ok(Reply::Ok { wire: None, .. }) => Some(Verdict::error(
-            "bad-reply",
-            "encode: the testee's answer has no wire",
-        )),
-        Ok(Reply::Error { .. } | Reply::Unsupported { .. }) => None,
-        Ok(Reply::RuntimeError { message }) => Some(Verdict::error(
-            "runtime-error",
-            format!("encode: testee error: {message}"),
-        )),
+    match packed(reply) {
+        Err(verdict) => Some(*verdict),
+        Ok(Packed::Bytes(got)) => other_bytes(set, items, wire, &got),
+        Ok(Packed::Refused { .. } | Packed::Unsupported(_)) => None,
     }
 }
 
@@ -428,41 +452,21 @@ pub(super) fn run_vector(
             }
         }
         (vf::Outcome::Valid | vf::Outcome::Acceptable, _) => {
-            match encode(testee) {
-                Err(te) => return Verdict::from_testee_error("encode", &te),
-                Ok(Reply::Ok { wire: Some(w), .. }) => match unhex(&w) {
-                    None => {
-                        return Verdict::error(
-                            "bad-reply",
-                            format!(
-                                "encode: the testee's wire is not lowercase hex: {}",
-                                clip(w, 100)
-                            ),
-                        )
+            match packed(encode(testee)) {
+                Err(verdict) => return *verdict,
+                Ok(Packed::Bytes(got)) => {
+                    if let Some(verdict) = other_bytes(set, &items, &wire, &got) {
+                        return verdict;
                     }
-                    Some(got) => {
-                        if let Some(verdict) = other_bytes(set, &items, &wire, &got) {
-                            return verdict;
-                        }
-                    }
-                },
-                Ok(Reply::Ok { wire: None, .. }) => {
-                    return Verdict::error("bad-reply", "encode: the testee's answer has no wire")
                 }
-                Ok(Reply::Error { status, item, .. }) => {
+                Ok(Packed::Refused { status, item }) => {
                     return Verdict::fail(
                         format!("encode-error:{status}@{item}"),
                         format!("encode succeeds: {}", clip(v.wire.clone(), 200)),
                         format!("encode fails with {}", status_text(status, item)),
                     )
                 }
-                Ok(Reply::Unsupported { reason }) => return Verdict::unsupported(reason),
-                Ok(Reply::RuntimeError { message }) => {
-                    return Verdict::error(
-                        "runtime-error",
-                        format!("encode: testee error: {message}"),
-                    )
-                }
+                Ok(Packed::Unsupported(reason)) => return Verdict::unsupported(reason),
             }
             let want = match &v.decoded {
                 Some(d) => match json::items_from_json(d) {
