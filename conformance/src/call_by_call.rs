@@ -4,7 +4,8 @@
 //! from the input).
 //!
 //! Both are public decode paths of pmix-codec, documented to give what a whole decode gives
-//! (errors included, at the same call). Without this check a vectors run never reaches the
+//! (errors included, at the same call); after each call the unpacker's offset and the bytes
+//! it has left must add up to the input. Without this check a vectors run never reaches the
 //! borrowing BYTE_OBJECT reader (issue 23: a mutant of it survived the replay).
 
 use crate::reuse::{agree, Decoded};
@@ -29,7 +30,20 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
             unpacker.unpack(ty, usize::MAX)
         };
         match r {
-            Ok(item) => items.push(item),
+            Ok(item) => {
+                // The unpacker's two positions (the next unread byte, the bytes left) must
+                // agree after each call: the walk of a failing case prints the first.
+                let (at, left) = (unpacker.offset(), unpacker.remaining());
+                if at + left != d.bytes.len() {
+                    return Err(format!(
+                        "after the call {} ({ty}) of {} bytes, the unpacker says it is at byte \
+                         {at} with {left} bytes left",
+                        items.len(),
+                        d.bytes.len()
+                    ));
+                }
+                items.push(item)
+            }
             Err(e) => {
                 failed = Some(e);
                 break;

@@ -139,9 +139,17 @@ fn decode(oracle: &mut Oracle, req: &J) -> J {
         Err(e) => return runtime_error(format!("cannot read the types: {e}")),
     };
     // "Unlimited" capacity: more than any count these bytes can satisfy (every value takes
-    // at least one byte), so the library never stops at the capacity.
+    // at least one byte), so the library never stops at the capacity. POINTERs take none
+    // (one sentinel byte for the whole call, quirk P1): a call of them gets the most the
+    // corpus holds, pmix-codec's POINTER budget (the input's length plus 4096).
     let cap = bytes.len() + 8;
-    let calls: Vec<(DataType, usize)> = types.iter().map(|t| (*t, cap)).collect();
+    let calls: Vec<(DataType, usize)> = types
+        .iter()
+        .map(|&t| match t {
+            DataType::POINTER => (t, bytes.len() + 4096),
+            _ => (t, cap),
+        })
+        .collect();
     match oracle.unpack(comp, kind, &bytes, &calls) {
         Ok(Reply::Ok(items)) => json!({"result": "ok", "items": json::items_to_json(&items)}),
         Ok(Reply::Err { status, index, .. }) => status_error(status, index, None),

@@ -22,7 +22,10 @@
 //!   one, every width (the unpacker converts: UNPACK_SIZE_MISMATCH);
 //! * many sibling non-empty DATA_ARRAYs in one call (the DATA_ARRAY nesting count);
 //! * a PROC_STATS as the unpackers of the releases that register it read it: with the
-//!   `peak_vsize` their packer never writes (quirk U10).
+//!   `peak_vsize` their packer never writes (quirk U10);
+//! * a POINTER call of exactly as many values as pmix-codec's POINTER budget allows (the
+//!   input's length plus 4096): the libraries read it, and so must the codec;
+//! * many sibling QUERYs in one call (the QUERY nesting count, as for INFO_ARRAY).
 
 use super::generator::Gen;
 use pmix_codec::quirks;
@@ -52,6 +55,8 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     int_widths(g);
     sibling_data_arrays(g);
     proc_stats_as_read(g);
+    pointer_budget(g);
+    sibling_queries(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -82,6 +87,67 @@ fn pointer_calls(g: &mut Gen) {
             &[],
         );
     }
+}
+
+/// One QUERY call of each count of [`SIBLINGS`] QUERYs (one key, no qualifiers): a QUERY
+/// nesting count left raised after each one would refuse the 51st, or the 101st.
+fn sibling_queries(g: &mut Gen) {
+    if !g.comp.registers(DataType::QUERY, g.rel) {
+        return;
+    }
+    for n in SIBLINGS {
+        let queries = (0..n)
+            .map(|i| {
+                Value::Query(Box::new(Query {
+                    keys: vec![Some(format!("pmix.qry.k{i}").into())],
+                    qualifiers: vec![],
+                }))
+            })
+            .collect();
+        g.pack_case(
+            &format!("gap.query-siblings: {n} QUERYs in one call"),
+            &[Item::new(DataType::QUERY, queries)],
+            &[],
+        );
+    }
+}
+
+/// One POINTER call of exactly the POINTER budget: pmix-codec produces at most the input's
+/// length plus 4096 POINTER values per decode (one sentinel byte stands for the whole call,
+/// quirk P1, so the count alone would let a peer claim any number), and this call asks for
+/// that many, not one more. The count is found by iterating: its own field's length is part
+/// of the input's.
+fn pointer_budget(g: &mut Gen) {
+    if !g.comp.registers(DataType::POINTER, g.rel) || g.comp.family() == Family::Legacy12 {
+        return;
+    }
+    let codec = g.codec();
+    let call = |n: usize| codec.encode(&[Item::new(DataType::POINTER, vec![Value::Pointer; n])]);
+    let mut n = 4096;
+    for _ in 0..8 {
+        match call(n) {
+            Ok(wire) if wire.len() + 4096 == n => {
+                g.pack_case(
+                    &format!(
+                        "gap.pointer-budget: {n} POINTERs in one call of {} bytes, \
+                         the input's length plus 4096",
+                        wire.len()
+                    ),
+                    &[Item::new(DataType::POINTER, vec![Value::Pointer; n])],
+                    &[],
+                );
+                return;
+            }
+            Ok(wire) => n = wire.len() + 4096,
+            Err(e) => {
+                g.skip(&format!(
+                    "gap.pointer-budget: the codec cannot pack POINTERs: {e}"
+                ));
+                return;
+            }
+        }
+    }
+    g.skip("gap.pointer-budget: no count equals its input's length plus 4096");
 }
 
 /// A call of STRING or INFO whose count is -1, then a UINT8 call of 7, then a UINT8 call
