@@ -23,8 +23,11 @@
 //! * many sibling non-empty DATA_ARRAYs in one call (the DATA_ARRAY nesting count);
 //! * a PROC_STATS as the unpackers of the releases that register it read it: with the
 //!   `peak_vsize` their packer never writes (quirk U10);
-//! * a POINTER call of exactly as many values as pmix-codec's POINTER budget allows (the
-//!   input's length plus 4096): the libraries read it, and so must the codec;
+//! * POINTER calls of exactly as many values as pmix-codec's POINTER budget allows (the
+//!   input's length plus 4096), in one call and in two: the libraries read them, and so
+//!   must the codec;
+//! * a UINT8 call of more values than the decoder reserves ahead (its values' room must
+//!   grow as they are read);
 //! * many sibling QUERYs in one call (the QUERY nesting count, as for INFO_ARRAY).
 
 use super::generator::Gen;
@@ -57,6 +60,7 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     proc_stats_as_read(g);
     pointer_budget(g);
     sibling_queries(g);
+    past_the_reservation(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -87,6 +91,20 @@ fn pointer_calls(g: &mut Gen) {
             &[],
         );
     }
+}
+
+/// One UINT8 call of 5,000 values: more than the decoder reserves ahead once its
+/// reservation budget (8 bytes per input byte) is spent (4,096 values), so the array must
+/// grow while it is read.
+fn past_the_reservation(g: &mut Gen) {
+    let values = (0..5000u32)
+        .map(|i| Value::Uint8((i % 251) as u8))
+        .collect();
+    g.pack_case(
+        "gap.reserve-ahead: 5000 UINT8 values in one call",
+        &[Item::new(DataType::UINT8, values)],
+        &[],
+    );
 }
 
 /// One QUERY call of each count of [`SIBLINGS`] QUERYs (one key, no qualifiers): a QUERY
@@ -136,6 +154,29 @@ fn pointer_budget(g: &mut Gen) {
                     &[Item::new(DataType::POINTER, vec![Value::Pointer; n])],
                     &[],
                 );
+                // The budget is shared by the calls of one decode: two calls (2, then the
+                // rest) that spend it exactly. The second call's count field is at most as
+                // long as the single call's, so the input is too.
+                let two = |k: usize| {
+                    vec![
+                        Item::new(DataType::POINTER, vec![Value::Pointer; 2]),
+                        Item::new(DataType::POINTER, vec![Value::Pointer; k]),
+                    ]
+                };
+                if let Ok(wire2) = codec.encode(&two(n - 2)) {
+                    let k = wire2.len() + 4096 - 2;
+                    if codec.encode(&two(k)).map(|w| w.len()) == Ok(wire2.len()) {
+                        g.pack_case(
+                            &format!(
+                                "gap.pointer-budget: POINTER calls of 2 and {k} in {} bytes, \
+                                 the input's length plus 4096 in all",
+                                wire2.len()
+                            ),
+                            &two(k),
+                            &[],
+                        );
+                    }
+                }
                 return;
             }
             Ok(wire) => n = wire.len() + 4096,
