@@ -26,8 +26,6 @@
 //! * POINTER calls of exactly as many values as pmix-codec's POINTER budget allows (the
 //!   input's length plus 4096), in one call and in two: the libraries read them, and so
 //!   must the codec;
-//! * a UINT8 call of more values than the decoder reserves ahead (its values' room must
-//!   grow as they are read);
 //! * many sibling QUERYs in one call (the QUERY nesting count, as for INFO_ARRAY).
 
 use super::generator::Gen;
@@ -60,7 +58,6 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     proc_stats_as_read(g);
     pointer_budget(g);
     sibling_queries(g);
-    past_the_reservation(g);
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
@@ -91,20 +88,6 @@ fn pointer_calls(g: &mut Gen) {
             &[],
         );
     }
-}
-
-/// One UINT8 call of 5,000 values: more than the decoder reserves ahead once its
-/// reservation budget (8 bytes per input byte) is spent (4,096 values), so the array must
-/// grow while it is read.
-fn past_the_reservation(g: &mut Gen) {
-    let values = (0..5000u32)
-        .map(|i| Value::Uint8((i % 251) as u8))
-        .collect();
-    g.pack_case(
-        "gap.reserve-ahead: 5000 UINT8 values in one call",
-        &[Item::new(DataType::UINT8, values)],
-        &[],
-    );
 }
 
 /// One QUERY call of each count of [`SIBLINGS`] QUERYs (one key, no qualifiers): a QUERY
