@@ -63,14 +63,32 @@ pub(super) fn gen_gaps(g: &mut Gen) {
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
 /// an array's elements as VALUEs, quirk U11, so only empty ones come back as packed).
 fn sibling_info_arrays(g: &mut Gen) {
-    if !g.comp.registers(DataType::INFO_ARRAY, g.rel) {
+    sibling_calls(
+        g,
+        DataType::INFO_ARRAY,
+        "gap.siblings",
+        "empty INFO_ARRAYs",
+        |_| Value::InfoArray(vec![]),
+    );
+}
+
+/// One call of `ty` of each count of [`SIBLINGS`] values made by `value` (from its index),
+/// where the component registers `ty`: a nesting count left raised after each value would
+/// refuse the 51st, or the 101st.
+fn sibling_calls(
+    g: &mut Gen,
+    ty: DataType,
+    family: &str,
+    what: &str,
+    value: impl Fn(usize) -> Value,
+) {
+    if !g.comp.registers(ty, g.rel) {
         return;
     }
     for n in SIBLINGS {
-        let arrays = vec![Value::InfoArray(vec![]); n];
         g.pack_case(
-            &format!("gap.siblings: {n} empty INFO_ARRAYs in one call"),
-            &[Item::new(DataType::INFO_ARRAY, arrays)],
+            &format!("{family}: {n} {what} in one call"),
+            &[Item::new(ty, (0..n).map(&value).collect())],
             &[],
         );
     }
@@ -90,27 +108,15 @@ fn pointer_calls(g: &mut Gen) {
     }
 }
 
-/// One QUERY call of each count of [`SIBLINGS`] QUERYs (one key, no qualifiers): a QUERY
-/// nesting count left raised after each one would refuse the 51st, or the 101st.
+/// One QUERY call of each count of [`SIBLINGS`] QUERYs (one key, no qualifiers), for the
+/// QUERY nesting count.
 fn sibling_queries(g: &mut Gen) {
-    if !g.comp.registers(DataType::QUERY, g.rel) {
-        return;
-    }
-    for n in SIBLINGS {
-        let queries = (0..n)
-            .map(|i| {
-                Value::Query(Box::new(Query {
-                    keys: vec![Some(format!("pmix.qry.k{i}").into())],
-                    qualifiers: vec![],
-                }))
-            })
-            .collect();
-        g.pack_case(
-            &format!("gap.query-siblings: {n} QUERYs in one call"),
-            &[Item::new(DataType::QUERY, queries)],
-            &[],
-        );
-    }
+    sibling_calls(g, DataType::QUERY, "gap.query-siblings", "QUERYs", |i| {
+        Value::Query(Box::new(Query {
+            keys: vec![Some(format!("pmix.qry.k{i}").into())],
+            qualifiers: vec![],
+        }))
+    });
 }
 
 /// One POINTER call of exactly the POINTER budget: pmix-codec produces at most the input's
@@ -682,17 +688,13 @@ fn int_widths(g: &mut Gen) {
 /// an empty DATA_ARRAY is read without entering it), past the 100 a nesting count raised
 /// per array and never lowered would allow.
 fn sibling_data_arrays(g: &mut Gen) {
-    if !g.comp.registers(DataType::DATA_ARRAY, g.rel) {
-        return;
-    }
-    for n in SIBLINGS {
-        let array = Value::array(DataType::UINT8, vec![Value::Uint8(7)]);
-        g.pack_case(
-            &format!("gap.darray-siblings: {n} DATA_ARRAYs of one UINT8 in one call"),
-            &[Item::new(DataType::DATA_ARRAY, vec![array; n])],
-            &[],
-        );
-    }
+    sibling_calls(
+        g,
+        DataType::DATA_ARRAY,
+        "gap.darray-siblings",
+        "DATA_ARRAYs of one UINT8",
+        |_| Value::array(DataType::UINT8, vec![Value::Uint8(7)]),
+    );
 }
 
 /// The `peak_vsize` the unpackers of 4.2.x, 5.0.x and 6.0.x read after `rss` (quirk U10).
