@@ -50,7 +50,7 @@ pub mod wire;
 pub use bytes::{BufMut, Bytes};
 
 pub use component::{BufferKind, Component, Family, FlexTail, Profile, Release};
-pub use decode::DecodeOptions;
+pub use decode::{DecodeOptions, POINTER_SLACK};
 
 /// Whether a modern component's unpacker for `ty` fails an empty record at the very end of
 /// the buffer (quirk U6).

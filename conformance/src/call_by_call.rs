@@ -31,17 +31,13 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
         };
         match r {
             Ok(item) => {
-                // The unpacker's two positions (the next unread byte, the bytes left) must
-                // agree after each call: the walk of a failing case prints the first.
-                let (at, left) = (unpacker.offset(), unpacker.remaining());
-                if at + left != d.bytes.len() {
-                    return Err(format!(
-                        "after the call {} ({ty}) of {} bytes, the unpacker says it is at byte \
-                         {at} with {left} bytes left",
-                        items.len(),
-                        d.bytes.len()
-                    ));
-                }
+                positions_agree(
+                    items.len(),
+                    ty,
+                    unpacker.offset(),
+                    unpacker.remaining(),
+                    d.bytes.len(),
+                )?;
                 items.push(item)
             }
             Err(e) => {
@@ -55,6 +51,24 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
         Some(e) => agree(what, d.fresh, Err(e)),
         None => agree(what, d.fresh, Ok(&items)),
     }
+}
+
+/// The unpacker's two positions (the next unread byte `at`, the bytes `left`) must add up to
+/// the input's length `len` after each call: the walk of a failing case prints the first.
+fn positions_agree(
+    call: usize,
+    ty: DataType,
+    at: usize,
+    left: usize,
+    len: usize,
+) -> Result<(), String> {
+    if at.checked_add(left) == Some(len) {
+        return Ok(());
+    }
+    Err(format!(
+        "after the call {call} ({ty}) of {len} bytes, the unpacker says it is at byte {at} with \
+         {left} bytes left"
+    ))
 }
 
 #[cfg(test)]
@@ -92,5 +106,19 @@ mod tests {
         assert_eq!(check(d(short, &refused)), Ok(()));
         let e = check(d(short, &fresh)).unwrap_err();
         assert!(e.contains("refused what decode read"), "{e}");
+    }
+
+    #[test]
+    fn positions_that_do_not_add_up_to_the_input_are_reported() {
+        assert_eq!(positions_agree(0, DataType::UINT8, 3, 7, 10), Ok(()));
+        assert_eq!(positions_agree(1, DataType::UINT8, 0, 0, 0), Ok(()));
+        // An offset stuck at 0 (a mutant of `Reader::offset` survived the replay without this).
+        let e = positions_agree(2, DataType::STRING, 0, 7, 10).unwrap_err();
+        assert!(
+            e.contains("after the call 2 (") && e.contains("at byte 0 with 7 bytes left"),
+            "{e}"
+        );
+        assert!(positions_agree(0, DataType::UINT8, 4, 7, 10).is_err());
+        assert!(positions_agree(0, DataType::UINT8, usize::MAX, 1, 0).is_err());
     }
 }

@@ -114,8 +114,8 @@ pub(crate) enum Plan {
     Pointers,
 }
 
-/// How many POINTER values beyond the input's length one decode may produce.
-const POINTER_SLACK: u64 = 4096;
+/// How many POINTER values beyond the input's length one decode may produce (quirk P1).
+pub const POINTER_SLACK: u64 = 4096;
 
 /// The most values reserved ahead of decoding them once the reservation budget is spent
 /// (see `Dec::make_room`).

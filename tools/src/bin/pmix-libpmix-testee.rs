@@ -19,7 +19,7 @@
 //! cannot express is answered `unsupported`.
 
 use pmix_codec::json;
-use pmix_codec::{BufferKind, Component, DataType, Release};
+use pmix_codec::{BufferKind, Component, DataType, Release, POINTER_SLACK};
 use pmix_wire::hex;
 use pmix_wire::oracle::{Oracle, Reply};
 use serde_json::{json, Value as J};
@@ -141,12 +141,12 @@ fn decode(oracle: &mut Oracle, req: &J) -> J {
     // "Unlimited" capacity: more than any count these bytes can satisfy (every value takes
     // at least one byte), so the library never stops at the capacity. POINTERs take none
     // (one sentinel byte for the whole call, quirk P1): a call of them gets the most the
-    // corpus holds, pmix-codec's POINTER budget (the input's length plus 4096).
+    // corpus holds, pmix-codec's POINTER budget (the input's length plus `POINTER_SLACK`).
     let cap = bytes.len() + 8;
     let calls: Vec<(DataType, usize)> = types
         .iter()
         .map(|&t| match t {
-            DataType::POINTER => (t, bytes.len() + 4096),
+            DataType::POINTER => (t, bytes.len() + POINTER_SLACK as usize),
             _ => (t, cap),
         })
         .collect();

@@ -130,10 +130,11 @@ fn pointer_budget(g: &mut Gen) {
     }
     let codec = g.codec();
     let call = |n: usize| codec.encode(&[Item::new(DataType::POINTER, vec![Value::Pointer; n])]);
-    let mut n = 4096;
+    let slack = POINTER_SLACK as usize;
+    let mut n = slack;
     for _ in 0..8 {
         match call(n) {
-            Ok(wire) if wire.len() + 4096 == n => {
+            Ok(wire) if wire.len() + slack == n => {
                 g.pack_case(
                     &format!(
                         "gap.pointer-budget: {n} POINTERs in one call of {} bytes, \
@@ -153,7 +154,7 @@ fn pointer_budget(g: &mut Gen) {
                     ]
                 };
                 if let Ok(wire2) = codec.encode(&two(n - 2)) {
-                    let k = wire2.len() + 4096 - 2;
+                    let k = wire2.len() + slack - 2;
                     if codec.encode(&two(k)).map(|w| w.len()) == Ok(wire2.len()) {
                         g.pack_case(
                             &format!(
@@ -168,7 +169,7 @@ fn pointer_budget(g: &mut Gen) {
                 }
                 return;
             }
-            Ok(wire) => n = wire.len() + 4096,
+            Ok(wire) => n = wire.len() + slack,
             Err(e) => {
                 g.skip(&format!(
                     "gap.pointer-budget: the codec cannot pack POINTERs: {e}"
@@ -402,7 +403,7 @@ fn lying_tiny_element_darrays(g: &mut Gen) {
                 ] {
                     // The POINTER budget: the whole input's length plus 4096, for a count
                     // field of up to 9 bytes.
-                    let budget = (head.len() + 9 + tags.len() + tail.len()) as u64 + 4096;
+                    let budget = (head.len() + 9 + tags.len() + tail.len()) as u64 + POINTER_SLACK;
                     for n in [budget + 1, 1u64 << 31] {
                         cases.push((
                             DataType::POINTER,
