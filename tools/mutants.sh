@@ -62,7 +62,10 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # target, so the first mutant's build is incremental on top of it).
 # The codec is built with overflow checks (the release profile otherwise): arithmetic that
 # wraps is a bug in the codec (it checks every count it reads before it computes with it), and
-# a mutant whose only effect is a wrapped, unread counter is visible only this way. Only
+# a mutant whose only effect is a wrapped, unread counter is visible only this way. And with
+# debug assertions: the codec asserts (debug_assert) the room it made before each raw write
+# of a value into its array, so a mutant that skips making room fails there instead of
+# writing past the allocation unseen (undefined behaviour, not a different answer). Only
 # pmix-codec and what depends on it are built twice; the other packages' release builds stay.
 # The builds are incremental (`profile.release.incremental`, off by default in release): a
 # mutant changes one function, so only the code units that hold it and what inlines it are
@@ -70,18 +73,19 @@ all_files=(-f codec/src/wire.rs -f 'codec/src/encode/*.rs' -f 'codec/src/decode/
 # one). The optimisation level is the release profile's; incremental builds split the code
 # into more units, which changes speed, never meaning.
 overflow=profile.release.package.pmix-codec.overflow-checks=true
+assertions=profile.release.package.pmix-codec.debug-assertions=true
 incremental=profile.release.incremental=true
-cargo_test=(--config "$overflow" --config "$incremental" --profile=release --package=pmix-conformance --test vector_replay)
+cargo_test=(--config "$overflow" --config "$assertions" --config "$incremental" --profile=release --package=pmix-conformance --test vector_replay)
 timeout=240
 judge="the replay"
 test_args=(--no-config --test-package pmix-conformance --profile release
-  "--cargo-arg=--config=$overflow" "--cargo-arg=--config=$incremental"
+  "--cargo-arg=--config=$overflow" "--cargo-arg=--config=$assertions" "--cargo-arg=--config=$incremental"
   --cargo-arg=--test --cargo-arg=vector_replay)
 if [ "$mode" = codec-suite ]; then
   # The codec's own suite: every test target of pmix-codec (its vector replay among them).
-  cargo_test=(--config "$overflow" --config "$incremental" --profile=release --package=pmix-codec)
+  cargo_test=(--config "$overflow" --config "$assertions" --config "$incremental" --profile=release --package=pmix-codec)
   test_args=(--no-config --test-package pmix-codec --profile release "--cargo-arg=--config=$overflow"
-    "--cargo-arg=--config=$incremental")
+    "--cargo-arg=--config=$assertions" "--cargo-arg=--config=$incremental")
   timeout=600
   judge="the codec's tests"
   # The quick pass: the library's unit tests and every integration test target but the

@@ -128,6 +128,9 @@ impl<'a, O: Observer> Dec<'a, O> {
         for _ in 0..n {
             room_for_one(out, self.at())?;
             let len = out.len();
+            // Checked where debug assertions are on (the mutation runs build the codec so):
+            // without it, a broken `room_for_one` is a silent write past the allocation.
+            debug_assert!(len < out.capacity(), "no room made for value {len}");
             // SAFETY: there is room for one more value (made above).
             let slot = unsafe { out.as_mut_ptr().add(len) };
             let v = read(self)?;
