@@ -152,10 +152,7 @@ impl<'a, O: Observer> Dec<'a, O> {
                 "DATA_ARRAY nested deeper than 100",
             ));
         }
-        let ty = match self.fam {
-            Family::Legacy20 => DataType(self.named("element type").be16()?),
-            _ => self.named("element type").tag()?,
-        };
+        let ty = self.named("element type").tag()?;
         if ty == DataType::UNDEF
             && !self.rel.profile().darray_undef_has_size
             && self.fam != Family::Legacy20
