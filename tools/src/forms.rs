@@ -46,6 +46,8 @@ pub fn regex_candidates() -> Vec<(String, Vec<u8>)> {
         ("raw-list".into(), b"raw:n01,n02,n03\0".to_vec()),
         ("native".into(), b"pmix[n[2:1-3]]\0".to_vec()),
         ("native-prefix-only".into(), b"pmixfoo\0".to_vec()),
+        // a node list with no framing at all: no release's modules claim it
+        ("plain".into(), b"n01,n02,n03\0".to_vec()),
     ];
     // well-formed blobs: 5 is the size every release reads alike (4.2 ... 6.0 take the
     // header plus 5 bytes whatever the size says); around it, and a long one
@@ -88,6 +90,37 @@ pub fn regex_forms(rel: Release) -> Vec<(String, Value)> {
             )
         })
         .map(|(n, b)| (n, Value::Regex(b.into())))
+        .collect()
+}
+
+/// The REGEX candidates no module of `rel` claims, each refused when packed in a described
+/// buffer: the plain-string fallback refuses the buffer kind (-22, quirk U4). In a
+/// non-described buffer the same fallback crashes the packer, so they are packed in
+/// described buffers only.
+pub fn unclaimed_regex_forms(rel: Release) -> Vec<(String, Value)> {
+    let p = rel.profile();
+    regex_candidates()
+        .into_iter()
+        .filter(|(_, b)| claim(b, p.preg, p.regex_pmix_framing) == Claim::Unclaimed)
+        .map(|(n, b)| (n, Value::Regex(b.into())))
+        .collect()
+}
+
+/// One top-level REGEX call per candidate no module of `rel` claims, for a described
+/// buffer of `comp` ([`unclaimed_regex_forms`]): `form.REGEX.unclaimed-<form>.top`.
+pub fn unclaimed_regex_cases(comp: Component, rel: Release) -> Vec<Case> {
+    if !comp.registers(DataType::REGEX, rel) {
+        return vec![];
+    }
+    unclaimed_regex_forms(rel)
+        .into_iter()
+        .map(|(name, v)| Case {
+            name: format!(
+                "form.REGEX.unclaimed-{name}.top: no preg module claims it, and the \
+                 plain-string fallback refuses a described buffer (quirk U4)"
+            ),
+            items: vec![Item::one(v)],
+        })
         .collect()
 }
 
@@ -158,6 +191,17 @@ mod tests {
         assert!(new.contains(&"blob-no-colon".to_string()));
         assert!(names(Release::OpenPmix6_1).contains(&"blob-other-tag".to_string()));
         assert!(!new.contains(&"blob-other-tag".to_string()));
+        // no framing: claimed by none, so packed (and refused) in described buffers only
+        let unclaimed = |rel| -> Vec<String> {
+            unclaimed_regex_forms(rel)
+                .into_iter()
+                .map(|f| f.0)
+                .collect()
+        };
+        assert!(!old.contains(&"plain".to_string()));
+        assert_eq!(unclaimed(Release::OpenPmix6_0), ["plain"]);
+        assert!(unclaimed(Release::OpenPmix7_0).contains(&"native".to_string()));
+        assert!(unclaimed_regex_cases(Component::V20, Release::OpenPmix6_0).is_empty());
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub fn generate_library(
             // was before these cases existed.
             g.judge.fresh();
             gen_valid(&mut g, &crate::forms::form_cases(comp, rel));
+            if kind == BufferKind::FullyDescribed {
+                // the forms no module claims: refused in a described buffer (quirk U4)
+                gen_valid(&mut g, &crate::forms::unclaimed_regex_cases(comp, rel));
+            }
             g.judge.fresh();
             // The inputs that close the mutation-testing gaps (vectors/COVERAGE.md), in a
             // library process of their own for the same reason.
