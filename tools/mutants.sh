@@ -50,7 +50,7 @@ ci_names=(
   "codec/src/encode/value_info.rs:156:20: delete ! in Enc::value_payload"
   "codec/src/decode/containers.rs:39:25: replace += with *= in Dec<'a, O>::info_array"
   "codec/src/decode/plan.rs:74:9: replace Dec<'a, O>::byte_objects_into -> Result<()> with Ok(())"
-  "codec/src/decode/structs.rs:29:69: replace - with / in Dec<'a, O>::struct_rank"
+  "codec/src/decode/structs.rs:31:44: replace - with / in Dec<'a, O>::struct_rank"
   "codec/src/decode/observing.rs:85:34: replace - with / in Dec<'a, O>::emit_field"
   "codec/src/encode/containers.rs:62:28: replace += with -= in Enc::darray"
   "codec/src/decode/room.rs:83:5: replace grow_for_one -> Result<()> with Ok(())"

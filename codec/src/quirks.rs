@@ -183,7 +183,7 @@ pub const QUIRKS: &[Quirk] = &[
         releases: &["4.2", "5.0", "6.0", "6.1", "7.0", "master"],
         components: "v12 (PROC, and every struct's PROC field)",
         openpmix: "v12 reads a PROC's rank 2147483646 (INT32_MAX - 1) as PMIX_RANK_WILDCARD and 2147483647 (INT32_MAX) as PMIX_RANK_UNDEF, PMIx 1.x's numbers for them, but packs every rank unchanged: a v2+ rank of either value comes back as WILDCARD or UNDEF, and today's WILDCARD and UNDEF go out as 0xfffffffe and 0xffffffff.",
-        chosen: "Reproduced both ways (the rank is written unchanged and read through the 1.x map).",
+        chosen: "Reproduced both ways (the rank is written unchanged and read through the 1.x map). `DecodeOptions::as_written` reads the rank unchanged, as the packer wrote it.",
     },
     Quirk {
         id: "L1-v12-type-numbers",

@@ -36,6 +36,7 @@
 //! * [`spec`] — the catalogue of specification clauses scenarios refer to.
 #![warn(missing_docs)]
 
+pub mod as_written;
 pub mod bridge;
 pub mod call_by_call;
 pub mod explain;

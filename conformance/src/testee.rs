@@ -559,7 +559,9 @@ impl Testee for BuiltinTestee {
                                 types: &types,
                                 fresh: &fresh,
                             };
-                            crate::narration::check(d).and_then(|()| crate::call_by_call::check(d))
+                            crate::narration::check(d)
+                                .and_then(|()| crate::call_by_call::check(d))
+                                .and_then(|()| crate::as_written::check(d))
                         });
                     match checked {
                         Ok(()) => decoded_reply(&fresh),

@@ -40,7 +40,7 @@ pub struct DecodeOptions {
     /// zigzag (as OpenPMIx reads them).
     pub datatype_as_written: bool,
     /// Decode what OpenPMIx's packer wrote where its own unpacker reads something else
-    /// (quirks D1, L2, U8, U10, U11, U12, U13): useful to inspect bytes and to prove a
+    /// (quirks D1, L2, L4, U8, U10, U11, U12, U13): useful to inspect bytes and to prove a
     /// round trip. Off by default: we decode like the C receiver does.
     pub as_written: bool,
 }

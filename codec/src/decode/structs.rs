@@ -20,13 +20,15 @@ impl<'a, O: Observer> Dec<'a, O> {
     }
 
     /// A PROC's rank. v12's unpacker maps the 1.x special ranks INT32_MAX (UNDEF) and
-    /// INT32_MAX - 1 (WILDCARD) to today's (its packer writes ranks unchanged).
+    /// INT32_MAX - 1 (WILDCARD) to today's (its packer writes ranks unchanged, quirk L4;
+    /// read as written, the rank is the number on the wire).
     #[inline]
     fn struct_rank(&mut self) -> Result<u32> {
         let r = self.proc_rank()?;
+        let map = self.fam == Family::Legacy12 && self.as_read();
         Ok(match r {
-            0x7fff_ffff if self.fam == Family::Legacy12 => u32::MAX,
-            0x7fff_fffe if self.fam == Family::Legacy12 => u32::MAX - 1,
+            0x7fff_ffff if map => u32::MAX,
+            0x7fff_fffe if map => u32::MAX - 1,
             r => r,
         })
     }

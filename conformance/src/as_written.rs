@@ -1,0 +1,36 @@
+//! The built-in testee's fifth decode: the request decoded `as_written`
+//! ([`pmix_codec::DecodeOptions::as_written`], the bytes as OpenPMIx's packer wrote them,
+//! where its own unpacker reads something else) and packed again, which must give the input
+//! back. The `as_written` mode exists to prove such round trips (and for tools that show
+//! what a peer sent); without this check a vectors run never asks for it (issue 23: mutants
+//! of it survived the replay).
+
+use crate::reuse::Decoded;
+
+/// Decode `d.bytes` as written and pack the result again. `Err` says how the bytes differ.
+/// Only inputs whose ordinary decode succeeded are checked, and only when the as-written
+/// decode succeeds too: a refusal is the ordinary decode's business.
+pub fn check(d: Decoded<'_>) -> Result<(), String> {
+    if d.fresh.is_err() {
+        return Ok(());
+    }
+    let mut codec = *d.codec;
+    codec.options.as_written = true;
+    let Ok(items) = codec.decode(d.bytes, d.types) else {
+        return Ok(());
+    };
+    match codec.encode(&items) {
+        Ok(again) if again == d.bytes => Ok(()),
+        Ok(again) => Err(format!(
+            "the as-written decode packs back to other bytes: {} bytes, first difference at \
+             byte {}",
+            again.len(),
+            first_difference(&again, d.bytes)
+        )),
+        Err(e) => Err(format!("the as-written decode does not pack back: {e}")),
+    }
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
