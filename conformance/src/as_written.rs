@@ -34,3 +34,36 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
 fn first_difference(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Value};
+
+    /// Decode `bytes` as the testee does, then [`check`] it.
+    fn run(codec: &Codec, bytes: &[u8]) -> Result<(), String> {
+        let types = [DataType::BOOL];
+        let fresh = codec.decode(bytes, &types);
+        check(Decoded {
+            codec,
+            bytes,
+            types: &types,
+            fresh: &fresh,
+        })
+    }
+
+    #[test]
+    fn an_input_that_does_not_pack_back_is_reported() {
+        let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+        let bytes = codec.encode(&[Item::one(Value::Bool(true))]).unwrap();
+        assert_eq!(run(&codec, &bytes), Ok(()));
+        // A BOOL byte of 2 reads as true, which packs as 1: not the input.
+        let mut two = bytes.clone();
+        *two.last_mut().unwrap() = 2;
+        assert!(codec.decode(&two, &[DataType::BOOL]).is_ok());
+        let e = run(&codec, &two).unwrap_err();
+        assert!(e.contains("packs back to other bytes"), "{e}");
+        // An input the ordinary decode refuses is not checked here.
+        assert_eq!(run(&codec, &bytes[..bytes.len() - 1]), Ok(()));
+    }
+}
