@@ -5,6 +5,7 @@
 //! what a peer sent); without this check a vectors run never asks for it (issue 23: mutants
 //! of it survived the replay).
 
+use crate::fieldwalk::first_difference;
 use crate::reuse::Decoded;
 
 /// Decode `d.bytes` as written and pack the result again. `Err` says how the bytes differ.
@@ -29,10 +30,6 @@ pub fn check(d: Decoded<'_>) -> Result<(), String> {
         )),
         Err(e) => Err(format!("the as-written decode does not pack back: {e}")),
     }
-}
-
-fn first_difference(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]

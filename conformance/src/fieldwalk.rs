@@ -117,7 +117,7 @@ pub fn explain(
 }
 
 /// The first byte where `a` and `b` differ (the shorter one's length when one is a prefix).
-fn first_difference(a: &[u8], b: &[u8]) -> usize {
+pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> usize {
     a.iter()
         .zip(b)
         .position(|(x, y)| x != y)
