@@ -525,6 +525,9 @@ fn decoded_reply(decoded: &Result<Vec<Item>, pmix_codec::Error>) -> Reply {
 #[derive(Debug, Default)]
 pub struct BuiltinTestee {
     reuse: ReusePool,
+    /// The last encode request it packed: component, buffer, release and the wire it gave.
+    /// A decode request for those bytes asks it to read back what it packed itself.
+    last_packed: Option<[String; 4]>,
 }
 
 impl Testee for BuiltinTestee {
@@ -543,8 +546,25 @@ impl Testee for BuiltinTestee {
             types,
         } = req
         else {
-            return Ok(codec_reply(req));
+            let reply = codec_reply(req);
+            self.last_packed = match (req, &reply) {
+                (
+                    Request::Encode {
+                        component,
+                        buffer,
+                        release,
+                        ..
+                    },
+                    Reply::Ok { wire: Some(w), .. },
+                ) => Some([component, buffer, release, w].map(String::clone)),
+                _ => None,
+            };
+            return Ok(reply);
         };
+        let packed_here = self
+            .last_packed
+            .take()
+            .is_some_and(|[c, b, r, w]| (&c, &b, &r, &w) == (component, buffer, release, wire));
         Ok(
             match decode_request(component, buffer, release, wire, types) {
                 Ok((codec, bytes, types)) => {
@@ -561,7 +581,7 @@ impl Testee for BuiltinTestee {
                             };
                             crate::narration::check(d)
                                 .and_then(|()| crate::call_by_call::check(d))
-                                .and_then(|()| crate::as_written::check(d))
+                                .and_then(|()| crate::as_written::check(d, packed_here))
                         });
                     match checked {
                         Ok(()) => decoded_reply(&fresh),

@@ -282,8 +282,9 @@ impl<'a, O: Observer> Dec<'a, O> {
                 ),
             ));
         }
-        if ty == DataType::REGEX
-            || (self.as_read() && self.rel.profile().darray_unpack_refuses.contains(&ty))
+        // The packer writes a REGEX array like any other (as written, it is read back).
+        if self.as_read()
+            && (ty == DataType::REGEX || self.rel.profile().darray_unpack_refuses.contains(&ty))
         {
             return Err(err(
                 Status::ERR_NOMEM,
