@@ -518,10 +518,11 @@ fn decoded_reply(decoded: &Result<Vec<Item>, pmix_codec::Error>) -> Reply {
 /// decodes it with [`Codec::decode_into`] over the values of earlier requests, the way a
 /// receive loop reusing its memory would ([`ReusePool`]), and narrated to an observer, the way
 /// a failure's walk reads bytes ([`crate::narration`]), and unpacked call by call with
-/// [`pmix_codec::Unpacker`], BYTE_OBJECT calls borrowed ([`crate::call_by_call`]): if they
-/// disagree, or the narration does
-/// not account for the bytes field by field, the reply is a runtime error saying how, so the
-/// case fails.
+/// [`pmix_codec::Unpacker`], BYTE_OBJECT calls borrowed ([`crate::call_by_call`]), and as
+/// OpenPMIx's packer wrote the bytes, packed back ([`crate::as_written`]; bytes it packed
+/// for the encode request just before must read back that way): if they disagree, or the
+/// narration does not account for the bytes field by field, the reply is a runtime error
+/// saying how, so the case fails.
 #[derive(Debug, Default)]
 pub struct BuiltinTestee {
     reuse: ReusePool,
