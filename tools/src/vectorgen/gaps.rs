@@ -26,7 +26,9 @@
 //! * POINTER calls of exactly as many values as pmix-codec's POINTER budget allows (the
 //!   input's length plus 4096), in one call and in two: the libraries read them, and so
 //!   must the codec;
-//! * many sibling QUERYs in one call (the QUERY nesting count, as for INFO_ARRAY).
+//! * many sibling QUERYs in one call (the QUERY nesting count, as for INFO_ARRAY);
+//! * v12 calls of the types it registers no unpacker for that later components read
+//!   (DATA_ARRAY, PROC_INFO, QUERY): bytes a v2+ peer could send, which v12 must refuse.
 
 use super::generator::Gen;
 use pmix_codec::quirks;
@@ -58,6 +60,29 @@ pub(super) fn gen_gaps(g: &mut Gen) {
     proc_stats_as_read(g);
     pointer_budget(g);
     sibling_queries(g);
+    v12_unreadable_types(g);
+}
+
+/// A v12 call of DATA_ARRAY, PROC_INFO or QUERY (types v12 neither packs nor unpacks): a
+/// count of 1, eight zero bytes (an empty value in the later components' layouts), then a
+/// UINT8 call of 7. The library says how v12 refuses it, before or at its values.
+fn v12_unreadable_types(g: &mut Gen) {
+    if g.comp.family() != Family::Legacy12 {
+        return;
+    }
+    let Some(seven) = seven_then_end(g) else {
+        g.skip("gap.v12-unreadable: the codec cannot pack UINT8");
+        return;
+    };
+    for ty in [DataType::DATA_ARRAY, DataType::PROC_INFO, DataType::QUERY] {
+        let wire = [g.header(1, ty.0), vec![0u8; 8], seven.clone()].concat();
+        g.hostile(
+            format!("gap.v12-unreadable: one {ty} (eight zero bytes), then a UINT8 call of 7"),
+            wire,
+            &[ty, DataType::UINT8],
+            &[],
+        );
+    }
 }
 
 /// One INFO_ARRAY call of each count of [`SIBLINGS`] empty arrays (empty: v12 ... v3 read
