@@ -44,6 +44,7 @@ pub mod fieldwalk;
 pub mod limits;
 pub mod model;
 pub mod narration;
+pub mod packer_calls;
 pub mod parallel;
 pub mod process;
 pub mod protocol;

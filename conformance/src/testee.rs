@@ -547,7 +547,10 @@ impl Testee for BuiltinTestee {
             types,
         } = req
         else {
-            let reply = codec_reply(req);
+            let mut reply = codec_reply(req);
+            if let Err(message) = check_encode_calls(req, &reply) {
+                reply = Reply::RuntimeError { message };
+            }
             self.last_packed = match (req, &reply) {
                 (
                     Request::Encode {
@@ -593,6 +596,32 @@ impl Testee for BuiltinTestee {
             },
         )
     }
+}
+
+/// For an encode request the built-in testee answered with `reply` (not a refusal to
+/// support it): pack the items again call by call ([`crate::packer_calls`]), which must
+/// agree with the whole encode.
+fn check_encode_calls(req: &Request, reply: &Reply) -> Result<(), String> {
+    let Request::Encode {
+        component,
+        buffer,
+        release,
+        items,
+    } = req
+    else {
+        return Ok(());
+    };
+    if !matches!(reply, Reply::Ok { .. } | Reply::Error { .. }) {
+        return Ok(());
+    }
+    let (Ok(codec), Ok(items)) = (
+        codec_for(component, buffer, release),
+        json::items_from_json(items),
+    ) else {
+        return Ok(());
+    };
+    let whole = codec.encode(&items);
+    crate::packer_calls::check(&codec, &items, &whole)
 }
 
 /// After this many failed starts in a row a [`ProcessTestee`] stops trying.
