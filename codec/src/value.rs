@@ -730,4 +730,18 @@ impl Item {
             values: vec![value],
         }
     }
+    /// The payloads of a BYTE_OBJECT call whose values are all byte objects (what
+    /// [`crate::Packer::pack_byte_objects`] takes); `None` for any other call.
+    pub fn byte_object_payloads(&self) -> Option<Vec<&[u8]>> {
+        if self.ty != DataType::BYTE_OBJECT {
+            return None;
+        }
+        self.values
+            .iter()
+            .map(|v| match v {
+                Value::ByteObject(b) => Some(&b[..]),
+                _ => None,
+            })
+            .collect()
+    }
 }

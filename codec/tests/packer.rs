@@ -9,20 +9,6 @@ use pmix_codec::vectors::Outcome;
 use pmix_codec::*;
 use support::{unhex, vector_files};
 
-/// The payloads of `item` when it is a BYTE_OBJECT call of byte objects only.
-fn payloads(item: &Item) -> Option<Vec<&[u8]>> {
-    if item.ty != DataType::BYTE_OBJECT {
-        return None;
-    }
-    item.values
-        .iter()
-        .map(|v| match v {
-            Value::ByteObject(b) => Some(&b[..]),
-            _ => None,
-        })
-        .collect()
-}
-
 /// `items` through a packer (`borrow`: BYTE_OBJECT calls with `pack_byte_objects`),
 /// into a buffer that already holds `prefix`; what `Codec::encode` would say, with the
 /// prefix taken off again.
@@ -30,7 +16,7 @@ fn pack_all(codec: &Codec, items: &[Item], borrow: bool, prefix: &[u8]) -> Resul
     let mut buf = prefix.to_vec();
     let mut p = codec.packer(&mut buf);
     for item in items {
-        let r = match payloads(item).filter(|_| borrow) {
+        let r = match item.byte_object_payloads().filter(|_| borrow) {
             Some(objects) => p.pack_byte_objects(&objects),
             None => p.pack(item),
         };
@@ -75,7 +61,7 @@ fn packer_agrees_with_encode_on_the_vectors() {
             let what = format!("{} {} vector {}", f.component, f.buffer, v.id);
             let packed = check(&codec, &items, &what);
             checked += 1;
-            if items.iter().any(|i| payloads(i).is_some()) {
+            if items.iter().any(|i| i.byte_object_payloads().is_some()) {
                 byte_objects += 1;
                 if v.result == Outcome::Valid {
                     // the bytes libpmix recorded, through the borrowing call

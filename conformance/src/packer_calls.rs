@@ -8,7 +8,7 @@
 //! run never reaches the slice-based BYTE_OBJECT packer (issue 23: sample V's mutant of it
 //! survived the replay).
 
-use pmix_codec::{Codec, DataType, Error, Item, Value};
+use pmix_codec::{Codec, Error, Item};
 
 /// Pack `items` call by call and compare with `whole`, what [`Codec::encode`] gave for
 /// them. `Err` says how they differ.
@@ -17,7 +17,7 @@ pub fn check(codec: &Codec, items: &[Item], whole: &Result<Vec<u8>, Error>) -> R
     let mut packer = codec.packer(&mut buf);
     let mut failed = None;
     for item in items {
-        let r = match byte_object_slices(item) {
+        let r = match item.byte_object_payloads() {
             Some(slices) => packer.pack_byte_objects(&slices),
             None => packer.pack(item),
         };
@@ -50,25 +50,10 @@ pub fn check(codec: &Codec, items: &[Item], whole: &Result<Vec<u8>, Error>) -> R
     }
 }
 
-/// The payloads of a BYTE_OBJECT item whose values are all byte objects (what
-/// [`pmix_codec::Packer::pack_byte_objects`] takes); `None` for any other item.
-fn byte_object_slices(item: &Item) -> Option<Vec<&[u8]>> {
-    if item.ty != DataType::BYTE_OBJECT {
-        return None;
-    }
-    item.values
-        .iter()
-        .map(|v| match v {
-            Value::ByteObject(b) => Some(&b[..]),
-            _ => None,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmix_codec::{BufferKind, Component};
+    use pmix_codec::{BufferKind, Component, DataType, Value};
 
     #[test]
     fn call_by_call_agrees_and_a_difference_is_reported() {
