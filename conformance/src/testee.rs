@@ -445,34 +445,10 @@ pub fn codec_reply(req: &Request) -> Reply {
             buffer,
             release,
             items,
-        } => {
-            let codec = match codec_for(component, buffer, release) {
-                Ok(c) => c,
-                Err(reason) => return Reply::Unsupported { reason },
-            };
-            let items = match json::items_from_json(items) {
-                Ok(i) => i,
-                Err(e) => {
-                    return Reply::RuntimeError {
-                        message: format!("cannot read the items: {e}"),
-                    }
-                }
-            };
-            match codec.encode(&items) {
-                Ok(bytes) => Reply::wire(&bytes),
-                Err(e) => match Reply::status(e.status.0, e.item) {
-                    Reply::Error {
-                        status, item, name, ..
-                    } => Reply::Error {
-                        status,
-                        item,
-                        name,
-                        wire: Some(hex(&e.partial)),
-                    },
-                    other => other,
-                },
-            }
-        }
+        } => match encode_request(component, buffer, release, items) {
+            Ok((codec, items)) => encoded_reply(&codec.encode(&items)),
+            Err(reply) => reply,
+        },
         Request::Decode {
             component,
             buffer,
@@ -482,6 +458,40 @@ pub fn codec_reply(req: &Request) -> Reply {
         } => match decode_request(component, buffer, release, wire, types) {
             Ok((codec, bytes, types)) => decoded_reply(&codec.decode(&bytes, &types)),
             Err(reply) => reply,
+        },
+    }
+}
+
+/// An encode request's codec and items, or the reply refusing it.
+fn encode_request(
+    component: &str,
+    buffer: &str,
+    release: &str,
+    items: &J,
+) -> Result<(Codec, Vec<Item>), Reply> {
+    let codec =
+        codec_for(component, buffer, release).map_err(|reason| Reply::Unsupported { reason })?;
+    let items = json::items_from_json(items).map_err(|e| Reply::RuntimeError {
+        message: format!("cannot read the items: {e}"),
+    })?;
+    Ok((codec, items))
+}
+
+/// The reply to an encode request whose result is `encoded` (a refusal carries the bytes
+/// packed before it).
+fn encoded_reply(encoded: &Result<Vec<u8>, pmix_codec::Error>) -> Reply {
+    match encoded {
+        Ok(bytes) => Reply::wire(bytes),
+        Err(e) => match Reply::status(e.status.0, e.item) {
+            Reply::Error {
+                status, item, name, ..
+            } => Reply::Error {
+                status,
+                item,
+                name,
+                wire: Some(hex(&e.partial)),
+            },
+            other => other,
         },
     }
 }
@@ -547,10 +557,25 @@ impl Testee for BuiltinTestee {
             types,
         } = req
         else {
-            let mut reply = codec_reply(req);
-            if let Err(message) = check_encode_calls(req, &reply) {
-                reply = Reply::RuntimeError { message };
-            }
+            let reply = match req {
+                Request::Encode {
+                    component,
+                    buffer,
+                    release,
+                    items,
+                } => match encode_request(component, buffer, release, items) {
+                    Ok((codec, items)) => {
+                        let whole = codec.encode(&items);
+                        // packed a second time, call by call: the same answer
+                        match crate::packer_calls::check(&codec, &items, &whole) {
+                            Ok(()) => encoded_reply(&whole),
+                            Err(message) => Reply::RuntimeError { message },
+                        }
+                    }
+                    Err(reply) => reply,
+                },
+                _ => codec_reply(req),
+            };
             self.last_packed = match (req, &reply) {
                 (
                     Request::Encode {
@@ -596,32 +621,6 @@ impl Testee for BuiltinTestee {
             },
         )
     }
-}
-
-/// For an encode request the built-in testee answered with `reply` (not a refusal to
-/// support it): pack the items again call by call ([`crate::packer_calls`]), which must
-/// agree with the whole encode.
-fn check_encode_calls(req: &Request, reply: &Reply) -> Result<(), String> {
-    let Request::Encode {
-        component,
-        buffer,
-        release,
-        items,
-    } = req
-    else {
-        return Ok(());
-    };
-    if !matches!(reply, Reply::Ok { .. } | Reply::Error { .. }) {
-        return Ok(());
-    }
-    let (Ok(codec), Ok(items)) = (
-        codec_for(component, buffer, release),
-        json::items_from_json(items),
-    ) else {
-        return Ok(());
-    };
-    let whole = codec.encode(&items);
-    crate::packer_calls::check(&codec, &items, &whole)
 }
 
 /// After this many failed starts in a row a [`ProcessTestee`] stops trying.
