@@ -113,7 +113,7 @@ if [ -z "$servers" ]; then
   fi
 fi
 say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
-(cd "$repo" && cargo build -q --release -p pmix-wire --bin pmix-live-tap -p pmix-server --bin pmix-server -p pmix-peer --bin pmix-peer)
+(cd "$repo" && cargo build -q --release -p pmix-live --bin pmix-live-tap -p pmix-server --bin pmix-server -p pmix-peer --bin pmix-peer)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 tap="$target/release/pmix-live-tap"
 declare -A launchers

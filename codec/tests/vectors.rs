@@ -3,7 +3,7 @@
 //! `vectors/LOCK`: a frozen vector whose bytes change fails here.
 //!
 //! The vectors are regenerated from the installed libpmix with
-//! `cargo run --release -p pmix-wire --bin pmix-vectors -- regenerate`; see `vectors/README.md`.
+//! `cargo run --release -p pmix-vectorgen --bin pmix-vectors -- regenerate`; see `vectors/README.md`.
 
 use pmix_codec::vectors::{check_vector, Outcome, VectorFile};
 use pmix_codec::*;
@@ -153,7 +153,7 @@ fn the_corpus_covers_every_component_kind_and_registered_type() {
     );
 }
 
-// ---- the lock (the same computation as pmix_wire::vectorgen::lock_digest) -------------------
+// ---- the lock (the same computation as pmix_vectorgen::lock_digest) -------------------
 
 fn canonical_json(j: &J) -> String {
     match j {

@@ -13,7 +13,7 @@ CELLS.tsv has one line per cell: client_release, client_kind, server, server_rel
 variant, forced component ('-' when none), the cell's folder, and the variant's setting
 ('-' when none: the buffer case, the gds module, the psec module). A folder holds out.R
 (rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
-tap.jsonl (the wire tap's connect messages). The format is the one `tools/src/live/`
+tap.jsonl (the wire tap's connect messages). The format is the one `tools/live/src/`
 reads (no field beyond it): operations are listed in the order they ran, so one a client
 never reached is absent and the cell's note says where and how the process ended; what a
 variant told the client (component, buffer type, gds) is said in the note too.

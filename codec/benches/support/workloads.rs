@@ -1,5 +1,5 @@
 //! The benchmark workloads, shared by the criterion benches (`codec/benches/codec.rs`) and
-//! the side-by-side harness against libpmix (`pmix-bench`, `tools/src/bin/pmix-bench.rs`,
+//! the side-by-side harness against libpmix (`pmix-bench`, `tools/bench/src/main.rs`,
 //! which includes this file with `#[path]`).
 //!
 //! Every workload is one pack call. The C side (`tools/bench/pmix_bench.c`) builds the

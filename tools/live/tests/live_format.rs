@@ -1,0 +1,107 @@
+//! The live observations format (`tools/live/src/`): op names, the runner's `OP` lines and
+//! the JSON file shared with `tools/live-matrix.sh`.
+
+use pmix_live::{ClientKind, Observations, Op, OpObservation, TypeClass};
+
+#[test]
+fn every_op_name_reads_back_as_itself() {
+    let all = Op::all();
+    assert_eq!(all.len(), 5 + TypeClass::ALL.len());
+    for op in all {
+        assert_eq!(Op::parse(&op.as_str()), Ok(op), "{op}");
+    }
+    assert_eq!(
+        Op::parse("put-commit-fence-get:flex-size"),
+        Ok(Op::PutCommitFenceGet(TypeClass::FlexSize))
+    );
+}
+
+#[test]
+fn unknown_op_names_are_refused_with_the_known_list() {
+    for bad in [
+        "",
+        "Init",
+        "put-commit-fence-get",
+        "put-commit-fence-get:",
+        "put-commit-fence-get:complex",
+        "get:int",
+    ] {
+        let e = Op::parse(bad).unwrap_err();
+        assert!(e.contains("unknown"), "{bad}: {e}");
+    }
+    assert!(Op::parse("put-commit-fence-get:nope")
+        .unwrap_err()
+        .contains("info-array"));
+}
+
+#[test]
+fn op_lines_parse_with_spaces_in_the_observed_text() {
+    let o = OpObservation::parse_line(
+        "OP allocation-inherit -47 PMIX_ERR_NOT_SUPPORTED no allocation support here\n",
+    )
+    .unwrap();
+    assert_eq!(o.op, Op::AllocationInherit);
+    assert_eq!(o.status, -47);
+    assert_eq!(o.status_name, "PMIX_ERR_NOT_SUPPORTED");
+    assert_eq!(o.observed, "no allocation support here");
+    assert!(!o.ok());
+    assert_eq!(OpObservation::parse_line(&o.to_line()), Ok(o));
+    let empty = OpObservation::parse_line("OP finalize 0 PMIX_SUCCESS").unwrap();
+    assert!(empty.ok() && empty.observed.is_empty());
+    for bad in [
+        "",
+        "op init 0 PMIX_SUCCESS",
+        "OP init",
+        "OP init zero PMIX_SUCCESS",
+        "OP init 0",
+        "OP nope 0 PMIX_SUCCESS x",
+    ] {
+        assert!(OpObservation::parse_line(bad).is_err(), "{bad}");
+    }
+}
+
+/// A hand-written FIXTURE in the shared format (not an observation of anything).
+const FIXTURE: &str = r#"{
+  "format": 1,
+  "provenance": {"date": "fixture", "host": "fixture", "command": "hand-written test fixture", "releases": {"4.2.2": "fixture"}},
+  "cells": [
+    {"client_release": "4.2.2", "client_kind": "client", "server": "plain-5.0.7", "server_release": "5.0.7",
+     "component": "v41", "component_forced": false, "buffer": "non-described", "gds": "hash", "psec": "native",
+     "ops": [
+       {"op": "init", "status": 0, "status_name": "PMIX_SUCCESS", "observed": "rank 0 of 2"},
+       {"op": "put-commit-fence-get:data-array", "status": -1, "status_name": "PMIX_ERROR", "observed": "get failed"}
+     ]},
+    {"client_release": "7.0.0rc1", "client_kind": "tool", "server": "slurm-24.11.5", "server_release": "5.0.7",
+     "component": "", "component_forced": false, "buffer": "non-described", "gds": "hash", "psec": "munge",
+     "ops": [], "note": "tool attach needs v21..v41 on slurm"}
+  ]
+}"#;
+
+#[test]
+fn the_fixture_reads_and_writes_back_the_same() {
+    let o = Observations::from_json(FIXTURE).unwrap();
+    assert_eq!(o.cells.len(), 2);
+    assert_eq!(o.cells[1].client_kind, ClientKind::Tool);
+    assert_eq!(o.cells[0].failures().count(), 1);
+    assert_eq!(
+        o.cells[1].note.as_deref(),
+        Some("tool attach needs v21..v41 on slurm")
+    );
+    assert!(o.cells[0].key().contains("4.2.2 client -> plain-5.0.7 v41"));
+    assert_eq!(Observations::from_json(&o.to_json()).unwrap(), o);
+}
+
+#[test]
+fn bad_files_are_refused_with_a_reason() {
+    let wrong_format = FIXTURE.replacen("\"format\": 1", "\"format\": 2", 1);
+    assert!(Observations::from_json(&wrong_format)
+        .unwrap_err()
+        .contains("format 2"));
+    let unknown_op = FIXTURE.replacen("\"init\"", "\"launch\"", 1);
+    assert!(Observations::from_json(&unknown_op)
+        .unwrap_err()
+        .contains("launch"));
+    let extra_field = FIXTURE.replacen("\"gds\": \"hash\"", "\"gds\": \"hash\", \"colour\": 1", 1);
+    assert!(Observations::from_json(&extra_field).is_err());
+    assert!(Observations::from_json("{").is_err());
+}
