@@ -6,6 +6,9 @@
 //! its connection closed. The counts are scaled to show the bound trigger, not to send
 //! gigabytes: each test takes seconds.
 //!
+//! `PMIX_HOSTILE_SERVER=PATH` runs the attacks against another build of `pmix-server` (an
+//! earlier one, to measure what the bounds changed).
+//!
 //! The hostile clients are ranks of the job that speak the wire directly (a client
 //! handshake, then raw frames); the hostile tools are `pmix-peer` tools.
 
@@ -80,7 +83,10 @@ fn limited(args: &[String]) -> Command {
     c.arg("-c")
         .arg(format!("ulimit -v {ULIMIT_KB} && exec \"$@\""))
         .arg("bash")
-        .arg(env!("CARGO_BIN_EXE_pmix-server"))
+        .arg(
+            std::env::var_os("PMIX_HOSTILE_SERVER")
+                .unwrap_or(env!("CARGO_BIN_EXE_pmix-server").into()),
+        )
         .args(args);
     c
 }
@@ -566,7 +572,7 @@ fn idle_tools_and_silent_sockets_cannot_lock_clients_out() {
         .map(|_| TcpStream::connect(srv.addr()).unwrap())
         .collect();
     // the first silent socket is closed long before the 10 s handshake bound
-    (&silent[0])
+    silent[0]
         .set_read_timeout(Some(Duration::from_secs(3)))
         .unwrap();
     let mut buf = [0u8; 1];
