@@ -6,6 +6,10 @@
 //! buffer grows only with what the peer actually sent. Replies go out through each
 //! connection's [`crate::outgoing::Outgoing`] half; a peer with replies waiting is not read until they drain
 //! below [`READ_PAUSE`], so a client that sends and never reads cannot grow our memory.
+//! Across connections, partial frames may hold at most [`crate::Config::max_buffered`]
+//! bytes (beyond [`FREE_PER_CONN`] each): the connection that would go over is closed.
+//! At most [`crate::Config::max_handshakes`] connections wait in their handshake; the
+//! longest-waiting one makes room for a new one.
 //! Nothing a handler does blocks (no handler waits on a peer).
 
 use std::net::{Shutdown, TcpStream};
@@ -29,6 +33,11 @@ pub const READ_PAUSE: usize = 256 << 10;
 
 /// Most bytes read from one socket per poll round (the loop's one read buffer).
 const READ_CHUNK: usize = 64 << 10;
+
+/// Bytes of received input every connection may hold without counting against
+/// [`crate::Config::max_buffered`]: small requests are never refused for what other
+/// connections hold.
+pub const FREE_PER_CONN: usize = 2 * READ_CHUNK;
 
 /// What the listener and the writers share with the loop.
 pub struct EventLoop {
@@ -73,6 +82,11 @@ struct Conn {
 }
 
 impl Conn {
+    /// Bytes of input counted against the cap on buffered bytes.
+    fn counted(&self) -> usize {
+        self.input.len().saturating_sub(FREE_PER_CONN)
+    }
+
     fn queued(&self) -> usize {
         match &self.phase {
             Phase::Serving(peer) => peer.writer().queued(),
@@ -85,6 +99,8 @@ impl Conn {
 pub fn run(sh: Arc<Shared>) {
     let mut conns: Vec<Conn> = Vec::new();
     let mut chunk = vec![0u8; READ_CHUNK];
+    // input bytes held beyond each connection's free allowance, across connections
+    let mut buffered = 0usize;
     loop {
         let accepted = std::mem::take(
             &mut *sh
@@ -104,6 +120,7 @@ pub fn run(sh: Arc<Shared>) {
                 input: Vec::new(),
             });
         }
+        evict_handshakes(&sh, &mut conns);
         if conns.is_empty() && sh.stop.load(Ordering::SeqCst) {
             return;
         }
@@ -119,11 +136,29 @@ pub fn run(sh: Arc<Shared>) {
             } else {
                 true
             };
+            let before = c.counted();
             let alive = alive
                 && (!flags.intersects(PollFlags::IN | PollFlags::ERR | PollFlags::HUP)
                     || receive(c, &mut chunk))
                 && answer(&sh, c);
-            if !alive {
+            buffered = buffered.saturating_sub(before) + c.counted();
+            // over the cap on partial frames across connections: the connection holding
+            // more than its free allowance is closed (its bytes go with it)
+            let over = c.counted() > 0 && buffered > sh.config.max_buffered;
+            if over {
+                let codec = match &c.phase {
+                    Phase::Serving(peer) => Some(peer.codec),
+                    Phase::Connecting(_) => None,
+                };
+                sh.log(
+                    c.id,
+                    codec,
+                    Direction::Received,
+                    "over max_buffered",
+                    Vec::new(),
+                );
+            }
+            if !alive || over {
                 ended.push(i);
             }
         }
@@ -135,8 +170,33 @@ pub fn run(sh: Arc<Shared>) {
         }
         ended.sort_unstable();
         for i in ended.into_iter().rev() {
-            end(&sh, conns.swap_remove(i));
+            let c = conns.swap_remove(i);
+            buffered = buffered.saturating_sub(c.counted());
+            end(&sh, c);
         }
+    }
+}
+
+/// More connections in their handshake than [`crate::Config::max_handshakes`]: the ones
+/// that have waited longest are timed out now (the loop then ends them), so silent sockets
+/// cannot keep a real peer's handshake out.
+fn evict_handshakes(sh: &Shared, conns: &mut [Conn]) {
+    let mut waiting: Vec<(Instant, usize)> = conns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match c.phase {
+            Phase::Connecting(t) => Some((t, i)),
+            Phase::Serving(_) => None,
+        })
+        .collect();
+    let excess = waiting.len().saturating_sub(sh.config.max_handshakes);
+    if excess == 0 {
+        return;
+    }
+    waiting.sort_unstable();
+    let now = Instant::now();
+    for (_, i) in waiting.into_iter().take(excess) {
+        conns[i].phase = Phase::Connecting(now);
     }
 }
 
@@ -273,6 +333,11 @@ fn end(sh: &Shared, c: Conn) {
     let _ = c.stream.shutdown(Shutdown::Both);
     if let Phase::Serving(peer) = c.phase {
         peer.writer().close();
+        let kind = match peer.state {
+            Some(_) => &sh.clients,
+            None => &sh.tools,
+        };
+        kind.fetch_sub(1, Ordering::SeqCst);
         sh.peers
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -19,6 +19,25 @@
 //! connection), [`outgoing`] (each connection's non-blocking, bounded writing half),
 //! [`launch`] (environment and children), [`psec`] (the security modules offered), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
 //! `pmix-codec`.
+//!
+//! ## Bounds under hostile peers
+//!
+//! Nothing a peer sends makes the server hold more than these bounds (the options are
+//! fields of [`Config`] and flags of `pmix-server serve` and `launch`); a peer that
+//! reaches one gets a PMIx error status or its connection closed, never an abort:
+//!
+//! | limit | default | what the peer gets |
+//! |---|---|---|
+//! | [`Config::max_payload`] | 16 MiB | its connection closed |
+//! | [`Config::max_buffered`] (partial frames across connections, beyond [`event_loop::FREE_PER_CONN`] each) | 64 MiB | the connection that would go over is closed |
+//! | [`outgoing::MAX_QUEUED`] (replies not read) | 16 MiB | its connection closed |
+//! | [`Config::max_clients`] | 1024 | `PMIX_ERR_OUT_OF_RESOURCE` in the connect reply |
+//! | [`Config::max_tools`] (counted apart from clients) | 256 | `PMIX_ERR_OUT_OF_RESOURCE` in the connect reply |
+//! | [`Config::max_handshakes`] | 64 | the longest-waiting handshake is closed |
+//! | [`state::MAX_PENDING_GETS`] (per connection) | 1024 | `PMIX_ERR_OUT_OF_RESOURCE` for that get |
+//! | [`state::MAX_KEY_LEN`] | 511 bytes | `PMIX_ERR_BAD_PARAM` for that get |
+//! | [`state::MAX_PENDING_FENCES`] (per rank) | 64 | `PMIX_ERR_OUT_OF_RESOURCE` for that fence |
+//! | [`Config::max_spawn_procs`] | 1024 | `PMIX_ERR_OUT_OF_RESOURCE`, before the host sizes anything |
 #![warn(missing_docs)]
 
 pub mod event_loop;

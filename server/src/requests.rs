@@ -12,6 +12,10 @@
 //! | ALLOC | 17 | ALLOC_DIRECTIVE, `size_t ninfo`, INFO\[ninfo\] | STATUS, `size_t ninfo`, INFO\[ninfo\] |
 //! | JOB_CONTROL | 18 | `size_t n`, PROC\[n\], `size_t ninfo`, INFO\[ninfo\] | STATUS, `size_t ninfo`, INFO\[ninfo\] |
 //!
+//! A spawn asking for more than [`crate::Config::max_spawn_procs`] processes in all (the
+//! sum of its apps' `maxprocs`) is answered `PMIX_ERR_OUT_OF_RESOURCE` before the host
+//! sees it; so is a grant of more (the host placing N per node).
+//!
 //! An event goes to its process on tag 0 as `pmix_client_notify_recv` reads it: the NOTIFY
 //! command, STATUS, the source PROC, `size_t ninfo`, INFO\[ninfo\].
 
@@ -132,11 +136,21 @@ pub fn host_request(
                     _ => None,
                 })
                 .collect();
+            // what the apps ask for, checked before the host sizes anything by it
+            let asked: u64 = apps.iter().map(|a| a.maxprocs.max(0) as u64).sum();
+            let max = u64::from(sh.config.max_spawn_procs);
             if apps.is_empty() {
                 status_payload(&codec, Status::ERR_BAD_PARAM.0)
+            } else if asked > max {
+                status_payload(&codec, Status::ERR_OUT_OF_RESOURCE.0)
             } else {
                 let granted = host(sh).spawn(&caller, &job_infos, &apps);
                 match granted {
+                    Ok(grant) if grant.ranks.len() as u64 > max => {
+                        // the host placed more than the bound (N per node): nothing starts
+                        host(sh).job_ended(&grant.nspace);
+                        status_payload(&codec, Status::ERR_OUT_OF_RESOURCE.0)
+                    }
                     Ok(grant) => {
                         let started = spawn::launch(sh, &grant, &apps);
                         let status = if started { 0 } else { ERR_JOB_FAILED_TO_LAUNCH };

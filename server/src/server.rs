@@ -52,6 +52,8 @@ impl Server {
             next_conn: AtomicU32::new(0),
             next_tool: AtomicU32::new(1),
             open: AtomicUsize::new(0),
+            clients: AtomicUsize::new(0),
+            tools: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             event_loop: EventLoop::new()?,
         });
@@ -136,6 +138,14 @@ impl Server {
     /// Connections open now.
     pub fn open_connections(&self) -> usize {
         self.shared.open.load(Ordering::SeqCst)
+    }
+
+    /// Clients and tools connected now (handshake done).
+    pub fn connected(&self) -> (usize, usize) {
+        (
+            self.shared.clients.load(Ordering::SeqCst),
+            self.shared.tools.load(Ordering::SeqCst),
+        )
     }
 
     /// The messages recorded so far.
@@ -251,6 +261,10 @@ pub(crate) fn admit(
             refuse(sh, stream, conn, Status::ERR_NOT_FOUND);
             return None;
         };
+        if sh.clients.load(Ordering::SeqCst) >= sh.config.max_clients {
+            refuse(sh, stream, conn, Status::ERR_OUT_OF_RESOURCE);
+            return None;
+        }
         {
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
             if st.conn_rank.values().any(|r| *r == rank) {
@@ -275,6 +289,11 @@ pub(crate) fn admit(
         };
         (caller, Some(state), client_reply(0, conn))
     } else {
+        if sh.tools.load(Ordering::SeqCst) >= sh.config.max_tools {
+            // counted apart from the clients: idle tools never lock a job's processes out
+            refuse(sh, stream, conn, Status::ERR_OUT_OF_RESOURCE);
+            return None;
+        }
         let assigned = if msg.flag.needs_id() {
             let n = sh.next_tool.fetch_add(1, Ordering::SeqCst);
             Some((format!("{}.tool.{n}", sh.config.server_nspace), 0))
@@ -334,6 +353,11 @@ pub(crate) fn admit(
     let peer = match state {
         Some(state) => Peer::client(conn, caller, state, codec, msg.version, writer),
         None => Peer::tool(conn, caller, codec, msg.version, writer),
+    };
+    // admit and the loop's end of a connection run on the one event-loop thread
+    match peer.state {
+        Some(_) => sh.clients.fetch_add(1, Ordering::SeqCst),
+        None => sh.tools.fetch_add(1, Ordering::SeqCst),
     };
     sh.peers.lock().unwrap_or_else(|e| e.into_inner()).insert(
         (peer.caller.nspace.clone(), peer.caller.rank),

@@ -32,8 +32,31 @@ pub struct Config {
     pub record: bool,
     /// At most this many messages are kept in the transcript.
     pub max_transcript: usize,
-    /// At most this many connections at once; more are closed at once.
+    /// At most this many connections at once, in every phase; more are closed at once.
+    /// Default [`Config::max_clients`] + [`Config::max_tools`] +
+    /// [`Config::max_handshakes`].
     pub max_connections: usize,
+    /// At most this many clients (processes of a job) connected at once; one more is
+    /// refused with `PMIX_ERR_OUT_OF_RESOURCE` in the connect reply. Default 1024 (`launch`
+    /// raises it to the job's size).
+    pub max_clients: usize,
+    /// At most this many tools (and schedulers) connected at once; one more is refused
+    /// with `PMIX_ERR_OUT_OF_RESOURCE` in the connect reply. Counted apart from the
+    /// clients, so that idle tools cannot lock a job's processes out. Default 256.
+    pub max_tools: usize,
+    /// At most this many connections still in their handshake; when one more arrives, the
+    /// one that has waited longest is closed (a real peer sends its connect message at
+    /// once: only a silent one waits). Default 64.
+    pub max_handshakes: usize,
+    /// At most this many bytes held across all connections in frames not yet complete
+    /// (beyond [`crate::event_loop::FREE_PER_CONN`] per connection, which every connection
+    /// may hold): a connection whose partial frame would go over is closed. Default 64 MiB
+    /// (four frames of the largest payload at once).
+    pub max_buffered: usize,
+    /// The most processes one spawn may ask for (the sum of its apps' `maxprocs`, and the
+    /// host's grant): more are refused with `PMIX_ERR_OUT_OF_RESOURCE` before anything is
+    /// allocated for them. Default 1024.
+    pub max_spawn_procs: u32,
     /// The command the processes of a spawned job run under, whose environment is not
     /// inherited (e.g. `bash tools/peers.sh run 7.0.0rc1 --`): the variables are passed
     /// with `env`, as [`crate::Launch::wrapper`].
@@ -53,7 +76,12 @@ impl Config {
             handshake: Duration::from_secs(10),
             record: false,
             max_transcript: 100_000,
-            max_connections: 1024,
+            max_connections: 1024 + 256 + 64,
+            max_clients: 1024,
+            max_tools: 256,
+            max_handshakes: 64,
+            max_buffered: 64 << 20,
+            max_spawn_procs: 1024,
             spawn_wrapper: Vec::new(),
             psec: Psec::default(),
         }
@@ -92,6 +120,10 @@ pub struct Shared {
     pub(crate) next_conn: AtomicU32,
     pub(crate) next_tool: AtomicU32,
     pub(crate) open: AtomicUsize,
+    /// Clients connected now (handshake done).
+    pub(crate) clients: AtomicUsize,
+    /// Tools and schedulers connected now (handshake done).
+    pub(crate) tools: AtomicUsize,
     pub(crate) stop: AtomicBool,
     /// The thread that serves every connection.
     pub(crate) event_loop: crate::event_loop::EventLoop,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use pmix_codec::{BufferKind, Component};
 use pmix_server::host::model::ModelHost;
 use pmix_server::host::{Host, NoHost};
@@ -19,6 +19,52 @@ use pmix_server::{Config, Job, Launch, Psec, Server};
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
+}
+
+/// The bounds a hostile or broken peer meets (the defaults of `Config::new`).
+#[derive(Args, Clone, Copy)]
+struct Bounds {
+    /// Most clients connected at once; one more is refused (PMIX_ERR_OUT_OF_RESOURCE)
+    /// [default: 1024, and at least -n for launch]
+    #[arg(long)]
+    max_clients: Option<usize>,
+    /// Most tools connected at once, counted apart from the clients; one more is refused
+    /// (PMIX_ERR_OUT_OF_RESOURCE) [default: 256]
+    #[arg(long)]
+    max_tools: Option<usize>,
+    /// Most connections in their handshake at once; the longest waiting is closed to make
+    /// room [default: 64]
+    #[arg(long)]
+    max_handshakes: Option<usize>,
+    /// Most bytes of partial frames held across connections (beyond 128 KiB each); the
+    /// connection that would go over is closed [default: 67108864]
+    #[arg(long)]
+    max_buffered: Option<usize>,
+    /// Most processes one spawn may start; more is refused (PMIX_ERR_OUT_OF_RESOURCE)
+    /// [default: 1024]
+    #[arg(long)]
+    max_spawn_procs: Option<u32>,
+}
+
+impl Bounds {
+    fn apply(self, c: &mut Config) {
+        if let Some(n) = self.max_clients {
+            c.max_clients = n;
+        }
+        if let Some(n) = self.max_tools {
+            c.max_tools = n;
+        }
+        if let Some(n) = self.max_handshakes {
+            c.max_handshakes = n;
+        }
+        if let Some(n) = self.max_buffered {
+            c.max_buffered = n;
+        }
+        if let Some(n) = self.max_spawn_procs {
+            c.max_spawn_procs = n;
+        }
+        c.max_connections = c.max_clients + c.max_tools + c.max_handshakes;
+    }
 }
 
 #[derive(Subcommand)]
@@ -69,6 +115,8 @@ enum Cmd {
         /// DIR (conn-N.json, the format of vectors/README.md)
         #[arg(long)]
         record: Option<PathBuf>,
+        #[command(flatten)]
+        bounds: Bounds,
         /// The program and its arguments
         #[arg(last = true)]
         program: Vec<String>,
@@ -107,6 +155,8 @@ enum Cmd {
         /// DIR at the end (conn-N.json)
         #[arg(long)]
         record: Option<PathBuf>,
+        #[command(flatten)]
+        bounds: Bounds,
     },
 }
 
@@ -121,9 +171,11 @@ fn serve(
     psec: Psec,
     report_uri: Option<PathBuf>,
     record: Option<PathBuf>,
+    bounds: Bounds,
 ) -> ExitCode {
     let mut config = Config::new(Job::new("pmix-server-none", 0));
     config.psec = psec;
+    bounds.apply(&mut config);
     if let Some(ns) = nspace {
         if ns.is_empty() || ns.len() > 200 {
             eprintln!("pmix-server: --nspace must be 1..=200 bytes");
@@ -217,6 +269,7 @@ fn main() -> ExitCode {
             psec,
             report_uri,
             record,
+            bounds,
         } => serve(
             nodes,
             unavailable,
@@ -226,6 +279,7 @@ fn main() -> ExitCode {
             psec,
             report_uri,
             record,
+            bounds,
         ),
         Cmd::Launch {
             np,
@@ -240,6 +294,7 @@ fn main() -> ExitCode {
             rendezvous,
             report,
             record,
+            bounds,
             program,
         } => {
             if np == 0 {
@@ -257,6 +312,12 @@ fn main() -> ExitCode {
             let mut config = Config::new(Job::new(&nspace, np));
             config.record = record.is_some();
             config.psec = psec;
+            config.max_clients = config.max_clients.max(np as usize);
+            let mut bounds = bounds;
+            if bounds.max_clients.is_none() {
+                bounds.max_clients = Some(config.max_clients);
+            }
+            bounds.apply(&mut config);
             let server = match listen(
                 config,
                 Box::new(NoHost),

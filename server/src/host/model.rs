@@ -279,6 +279,9 @@ impl Host for ModelHost {
             .model
             .spawn(&Self::requester(caller), &nspace, job_infos)
             .map_err(|r| r.status.0)?;
+        if candidates.is_empty() {
+            return Err(Status::ERR_OUT_OF_RESOURCE.0);
+        }
         self.next_job += 1;
         let mut ranks = Vec::new();
         let per_node = procs_per_node(job_infos);
