@@ -100,16 +100,20 @@ pub fn run(a: PcapArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
             _ => false,
         };
         errors += bad as usize;
+        // each event is written as it is formed (a message's JSON and tree are not built
+        // whole first: they were hundreds of bytes per value)
+        let mut w = std::io::BufWriter::new(&mut *out);
         let r = if a.json {
-            writeln!(out, "{}", e.to_json())
+            e.write_json(&mut w).and_then(|_| writeln!(w))
         } else if a.summary {
             match pmix_pcap::report::summary(&e) {
-                Some(line) => writeln!(out, "{line}"),
+                Some(line) => writeln!(w, "{line}"),
                 None => Ok(()),
             }
         } else {
-            out.write_all(pmix_pcap::report::tree(&e).as_bytes())
+            pmix_pcap::report::write_tree(&e, &mut w)
         };
+        let r = r.and_then(|_| w.flush());
         if let Err(err) = r {
             write_err = Some(err);
         }
