@@ -189,6 +189,12 @@ pub fn value_to_json(v: &Value) -> J {
     }
 }
 
+/// A type as JSON: its name (`"STATUS"`), or its number when it has none (the `type` of
+/// [`item_to_json`]).
+pub fn type_to_json(t: DataType) -> J {
+    type_j(t)
+}
+
 /// One pack call as `{"type": T, "values": [...]}`.
 pub fn item_to_json(item: &Item) -> J {
     json!({ "type": type_j(item.ty), "values": item.values.iter().map(value_to_json).collect::<Vec<_>>() })

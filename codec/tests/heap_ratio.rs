@@ -135,3 +135,41 @@ fn a_views_heap_is_its_index_plus_a_stated_cost_per_call() {
     assert!(peak > 4 * input.len(), "peak {peak}");
     assert!(peak >= VIEW_BYTES_PER_CALL * n, "peak {peak}");
 }
+
+/// Issue 44, item 6: the bound the README states for a view, per call and per value, holds
+/// for the calls that cost the most per input byte, empty ones (a count of 0, one byte on
+/// the wire): a million of them peak at 40 bytes per call, 40x the input, far past the "4x
+/// the input" the README used to state, and within `VIEW_BYTES_PER_CALL` per call plus 8
+/// bytes per top-level value.
+#[test]
+fn a_million_empty_calls_hold_the_stated_bytes_per_call_not_4x_the_input() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    use pmix_codec::{BufferKind, Codec, Component, DataType, VIEW_BYTES_PER_CALL};
+    let codec = Codec::new(Component::V41, BufferKind::NonDescribed);
+    let n = 1 << 20;
+    let empty = codec
+        .encode(&[pmix_codec::Item::new(DataType::UINT8, Vec::new())])
+        .unwrap();
+    assert_eq!(empty.len(), 1, "{empty:?}");
+    let input = Bytes::from(empty.repeat(n));
+    let calls = vec![(DataType::UINT8, usize::MAX); n];
+    let (view, peak) = counting::peak_during(|| codec.view(&input, &calls));
+    let view = view.expect("a million empty calls view");
+    assert_eq!(view.len(), n);
+    assert!(view.calls().all(|c| c.is_empty()));
+    drop(view);
+    // the README's bound: VIEW_BYTES_PER_CALL per call, 8 per top-level value (none here)
+    let bound = VIEW_BYTES_PER_CALL * n + (64 << 10);
+    println!(
+        "{n} empty calls, {} input bytes: view peak {peak} bytes ({:.1}x the input), bound {bound}",
+        input.len(),
+        peak as f64 / input.len() as f64
+    );
+    assert!(peak <= bound, "peak {peak} > {bound}");
+    assert!(peak >= VIEW_BYTES_PER_CALL * n, "peak {peak}");
+    assert!(peak > 16 * input.len(), "peak {peak}");
+    // the figure the README gives (64-bit targets)
+    if cfg!(target_pointer_width = "64") {
+        assert_eq!(VIEW_BYTES_PER_CALL, 40);
+    }
+}

@@ -3,8 +3,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use pmix_codec::json::items_to_json;
+use pmix_codec::json::{items_to_json, type_to_json, value_to_json};
 use pmix_codec::{BufferKind, Component, Item, Release};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Value as J};
 
 use crate::handshake::{Field, PeerKind};
@@ -24,6 +25,15 @@ impl Side {
         match self {
             Side::Client => "client",
             Side::Server => "server",
+        }
+    }
+
+    /// The conversation vectors' `direction` of what this side sends, seen from the
+    /// client: `sent` / `received`.
+    pub fn direction(self) -> &'static str {
+        match self {
+            Side::Client => "sent",
+            Side::Server => "received",
         }
     }
 }
@@ -214,6 +224,10 @@ pub struct Message {
     pub problems: Vec<Problem>,
 }
 
+fn field_j(f: &Field) -> J {
+    json!({"offset": f.offset, "len": f.len, "name": f.name, "value": f.value})
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -229,7 +243,7 @@ impl Message {
             "packet": self.packet,
             "time": self.time.as_secs_f64(),
             "from": self.from.name(),
-            "direction": match self.from { Side::Client => "sent", Side::Server => "received" },
+            "direction": self.from.direction(),
             "what": self.what,
             "tag": self.tag,
             "header": hex(&self.header),
@@ -240,9 +254,89 @@ impl Message {
             "reply_to": self.reply_to,
             "items": items_to_json(&self.items),
             "offsets": self.offsets,
-            "fields": self.fields.iter().map(|f| json!({"offset": f.offset, "len": f.len, "name": f.name, "value": f.value})).collect::<Vec<_>>(),
+            "fields": self.fields.iter().map(field_j).collect::<Vec<_>>(),
             "problems": self.problems.iter().map(Problem::to_json).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// Bytes as one hex string, written as it is serialized (no copy of the text).
+struct HexStr<'a>(&'a [u8]);
+
+impl std::fmt::Display for HexStr<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for HexStr<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// One pack call as [`pmix_codec::json::item_to_json`] makes it, one value at a time.
+struct ItemJson<'a>(&'a Item);
+
+impl Serialize for ItemJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Values<'a>(&'a [pmix_codec::Value]);
+        impl Serialize for Values<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(value_to_json))
+            }
+        }
+        let mut o = s.serialize_map(Some(2))?;
+        o.serialize_entry("type", &type_to_json(self.0.ty))?;
+        o.serialize_entry("values", &Values(&self.0.values))?;
+        o.end()
+    }
+}
+
+/// [`Message::to_json`] written as it is serialized: the same keys in the same (sorted)
+/// order, each pack call and value serialized and dropped in turn, the bytes as hex
+/// straight into the output. Holds one value's JSON at a time, not the message's.
+struct MessageJson<'a>(&'a Message);
+
+impl Serialize for MessageJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Seq<'a, T, F>(&'a [T], F);
+        impl<T, F: Fn(&T) -> J> Serialize for Seq<'_, T, F> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(&self.1))
+            }
+        }
+        let m = self.0;
+        let mut o = s.serialize_map(Some(19))?;
+        o.serialize_entry("command", &m.command)?;
+        o.serialize_entry("conn", &m.conn)?;
+        o.serialize_entry("direction", m.from.direction())?;
+        o.serialize_entry("event", "message")?;
+        o.serialize_entry("fields", &Seq(&m.fields, field_j))?;
+        o.serialize_entry("from", m.from.name())?;
+        o.serialize_entry("header", &HexStr(&m.header))?;
+        struct Items<'a>(&'a [Item]);
+        impl Serialize for Items<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(ItemJson))
+            }
+        }
+        o.serialize_entry("items", &Items(&m.items))?;
+        o.serialize_entry("number", &m.number)?;
+        o.serialize_entry("offsets", &m.offsets)?;
+        o.serialize_entry("packet", &m.packet)?;
+        o.serialize_entry("problems", &Seq(&m.problems, Problem::to_json))?;
+        o.serialize_entry("reply_to", &m.reply_to)?;
+        o.serialize_entry("status", &m.status)?;
+        o.serialize_entry("stream_offset", &m.stream_offset)?;
+        o.serialize_entry("tag", &m.tag)?;
+        o.serialize_entry("time", &J::from(m.time.as_secs_f64()))?;
+        o.serialize_entry("what", &m.what)?;
+        o.serialize_entry("wire", &HexStr(&m.payload))?;
+        o.end()
     }
 }
 
@@ -357,5 +451,16 @@ impl Event {
             }
             Event::Stats(s) => s.to_json(),
         }
+    }
+
+    /// Write [`Event::to_json`]'s text (no newline) to `w`. A message is serialized as it
+    /// is written, one value at a time, so a message of a million values costs one value's
+    /// JSON at a time, not a JSON tree of the message (hundreds of bytes per value).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            Event::Message(m) => serde_json::to_writer(w, &MessageJson(m))?,
+            e => serde_json::to_writer(w, &e.to_json())?,
+        }
+        Ok(())
     }
 }

@@ -80,6 +80,14 @@ pub fn decode_failure(e: &pmix_codec::Error, component: Component, release: Rele
         }
         return s;
     }
+    if e.status == Status::ERR_NOMEM {
+        return "the bytes may be fine: this dissector holds a message's decoded values in memory, \
+                and these would take too much of it (a value takes 48 bytes or more, one of a \
+                one-byte type 48 times its wire size). The whole payload is in the message \
+                (`--json`: `wire`); `pmix-wire decode -o index` reads a message of any size in a \
+                few bytes per value"
+            .to_string();
+    }
     if e.status == Status::ERR_UNPACK_READ_PAST_END_OF_BUFFER {
         return format!(
             "the payload ends before the field does in {component} ({release}): a truncated or lying \

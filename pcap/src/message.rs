@@ -85,18 +85,116 @@ pub struct Decoded {
     pub status: Option<i32>,
 }
 
+/// The decoded values a message may hold: this many bytes per payload byte ...
+pub const HELD_PER_PAYLOAD_BYTE: usize = 16;
+/// ... and at least this many bytes, whatever its size.
+pub const HELD_MIN: usize = 1 << 20;
+
+/// The most bytes of decoded values a message of `payload` bytes may hold (estimated by
+/// [`held`]); a message whose values would take more is decoded up to the pack call that
+/// crosses it, which fails with `PMIX_ERR_NOMEM`. A value can take 48 bytes or more for a
+/// byte of wire (a UINT8, a one-byte STATUS call), so without a bound a 16 MiB frame could
+/// hold gigabytes.
+pub fn held_limit(payload: usize) -> usize {
+    payload.saturating_mul(HELD_PER_PAYLOAD_BYTE).max(HELD_MIN)
+}
+
+/// Heap bytes counted per decoded value: a 48-byte `Value` and its share of the allocator's
+/// rounding and of vector growth.
+pub const VALUE_HELD: usize = 64;
+
+/// Heap bytes counted per pack call: the `Item` and its two offsets (the decode's and the
+/// message's), twice over for vector growth.
+pub const ITEM_HELD: usize = 2 * (std::mem::size_of::<Item>() + 2 * std::mem::size_of::<usize>());
+
+/// The heap a decoded pack call holds, estimated: [`ITEM_HELD`], and [`VALUE_HELD`] for each
+/// value, counting the values and infos nested in containers.
+pub fn held(item: &Item) -> usize {
+    fn info(i: &pmix_codec::Info) -> usize {
+        1 + values(&i.value)
+    }
+    fn values(v: &Value) -> usize {
+        1 + match v {
+            Value::DataArray(d) => d.values.iter().map(values).sum(),
+            Value::InfoArray(is) => is.iter().map(info).sum(),
+            Value::Info(i) => info(i),
+            Value::Value(inner) => values(inner),
+            Value::Kval(k) => values(&k.value),
+            Value::Pdata(p) => values(&p.value),
+            Value::App(a) => a.info.iter().map(info).sum::<usize>() + a.argv.len() + a.env.len(),
+            Value::Query(q) => q.qualifiers.iter().map(info).sum::<usize>() + q.keys.len(),
+            _ => 0,
+        }
+    }
+    ITEM_HELD + item.values.iter().map(values).sum::<usize>() * VALUE_HELD
+}
+
+/// The `PMIX_ERR_NOMEM` of a message whose values would hold `need` bytes, over `limit`.
+fn over_limit(
+    need: usize,
+    limit: usize,
+    payload: usize,
+    at: usize,
+    item: usize,
+    ty: DataType,
+) -> pmix_codec::Error {
+    ErrorDetails {
+        status: Status::ERR_NOMEM,
+        offset: at,
+        item,
+        ty: Some(ty),
+        reason: format!(
+            "with this pack call the message's decoded values would hold about {} MiB, over \
+             this dissector's limit of {} MiB for a {payload}-byte payload ({} bytes per \
+             payload byte): not decoded from here",
+            need.div_ceil(1 << 20),
+            limit.div_ceil(1 << 20),
+            HELD_PER_PAYLOAD_BYTE
+        ),
+        partial: Vec::new(),
+        path: String::new(),
+    }
+    .into()
+}
+
 fn run(codec: &Codec, payload: &[u8], steps: &[Step], out: &mut Decoded) {
     let mut u = codec.unpacker(payload);
-    let one = |u: &mut pmix_codec::Unpacker<'_>,
-               ty: DataType,
-               n: usize,
-               out: &mut Decoded|
+    let limit = held_limit(payload.len());
+    let mut so_far = 0usize;
+    let mut one = |u: &mut pmix_codec::Unpacker<'_>,
+                   ty: DataType,
+                   n: usize,
+                   out: &mut Decoded|
      -> Result<(), pmix_codec::Error> {
         let at = u.offset();
+        // a call of many values is counted before it is decoded (a counted call of 16
+        // million one-byte values would hold a GiB), then every call as decoded
+        let need = so_far.saturating_add(n.saturating_mul(VALUE_HELD));
+        if n > 1 && need > limit {
+            return Err(over_limit(
+                need,
+                limit,
+                payload.len(),
+                at,
+                out.items.len(),
+                ty,
+            ));
+        }
         let mut item = u.unpack(ty, n).map_err(|mut e| {
             e.item = out.items.len();
             e
         })?;
+        so_far = so_far.saturating_add(held(&item));
+        if so_far > limit {
+            return Err(over_limit(
+                so_far,
+                limit,
+                payload.len(),
+                at,
+                out.items.len(),
+                ty,
+            ));
+        }
         if item.values.is_empty() && n > 0 {
             item.ty = ty;
         }
@@ -410,6 +508,44 @@ mod tests {
             crate::explain::unregistered_type(&e),
             Some(DataType::ALLOC_INHERIT)
         );
+    }
+
+    #[test]
+    fn values_over_the_held_limit_are_refused_with_nomem_at_their_call() {
+        let codec = Codec::new(Component::V61, BufferKind::NonDescribed);
+        let n = 200_000;
+        let items = |n: usize| {
+            [
+                Item::one(Value::Command(13)),
+                Item::one(Value::Size(n as u64)),
+                Item::new(DataType::STATUS, vec![Value::Status(-1); n]),
+                Item::one(Value::Size(0)),
+            ]
+        };
+        // 200k one-byte statuses would hold 12.8 MB, over 16 x 200 KB: refused before
+        // they are decoded, at the call's offset
+        let b = codec.encode(&items(n)).unwrap();
+        assert!(b.len() < 2 * n && held_limit(b.len()) < n * VALUE_HELD);
+        let d = decode_request(&codec, &b);
+        let e = d.error.expect("over the limit");
+        assert_eq!(e.status, Status::ERR_NOMEM, "{e}");
+        assert_eq!((e.item, d.items.len()), (2, 2));
+        assert_eq!(e.offset, codec.encode(&items(n)[..2]).unwrap().len());
+        // a thousand fit
+        let b = codec.encode(&items(1000)).unwrap();
+        let d = decode_request(&codec, &b);
+        assert!(d.error.is_none(), "{:?}", d.error);
+        assert_eq!(d.items, items(1000));
+        // one call per status: decoded up to the call that crosses the limit
+        let mut calls = vec![Item::one(Value::Command(14))];
+        calls.extend((0..n).map(|_| Item::one(Value::Status(-1))));
+        let b = codec.encode(&calls).unwrap();
+        let d = decode_request(&codec, &b);
+        let e = d.error.expect("over the limit");
+        assert_eq!(e.status, Status::ERR_NOMEM, "{e}");
+        let kept: usize = d.items.iter().map(held).sum();
+        assert!(kept <= held_limit(b.len()) && kept + 2 * held(&calls[1]) > held_limit(b.len()));
+        assert_eq!(d.items[..], calls[..d.items.len()]);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The human forms of the dissector's events: a tree per message in the style of
 //! `pmix-wire inspect` / `decode --output tree`, or one line per message like tshark's.
 
+use std::io::Write;
+
 use pmix_codec::json::value_to_json;
 
 use crate::event::{ConnInfo, Event, Message, Problem, Stats};
@@ -74,51 +76,75 @@ fn label(m: &Message) -> String {
 
 /// The tree form of one event.
 pub fn tree(e: &Event) -> String {
+    let mut out = Vec::new();
+    // writing to a Vec does not fail, and every piece is a str
+    let _ = write_tree(e, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// At most this many bytes of a pack call's values are shown in the tree (then `...` and
+/// the length of the whole).
+const VALUES_SHOWN: usize = 400;
+
+/// Write [`tree`]'s text of one event to `w`. A message is written line by line, and of
+/// each pack call's values only the first [`VALUES_SHOWN`] bytes of text are kept (the
+/// rest is measured one value at a time), so a call of a million values costs one value's
+/// text, not the text of all of them.
+pub fn write_tree(e: &Event, w: &mut dyn Write) -> std::io::Result<()> {
+    let Event::Message(m) = e else {
+        return w.write_all(other_tree(e).as_bytes());
+    };
+    writeln!(
+        w,
+        "  {}  [conn {}, packet {}, {} bytes]",
+        label(m),
+        m.conn,
+        m.packet,
+        m.header.len() + m.payload.len()
+    )?;
+    if m.header.len() == 16 && m.tag.is_some() {
+        writeln!(w, "    0     header {}", crate::hex_spaced(&m.header))?;
+    }
+    for f in &m.fields {
+        writeln!(w, "    {:<5} {}: {}", f.offset, f.name, f.value)?;
+    }
+    for (i, item) in m.items.iter().enumerate() {
+        let at = m.offsets.get(i).map(|o| o.to_string()).unwrap_or_default();
+        // the values joined with ", ": the first VALUES_SHOWN bytes and more kept, the
+        // length of the whole counted
+        let mut text = String::new();
+        let mut len = 0usize;
+        for (k, v) in item.values.iter().enumerate() {
+            let sep = if k > 0 { ", " } else { "" };
+            let one = value_to_json(v).to_string();
+            len += sep.len() + one.len();
+            if text.len() <= VALUES_SHOWN {
+                text.push_str(sep);
+                text.push_str(&one);
+            }
+        }
+        if len > VALUES_SHOWN {
+            let mut cut = VALUES_SHOWN;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text = format!("{}... ({len} chars)", &text[..cut]);
+        }
+        writeln!(w, "    {at:<5} {} x{}: {text}", item.ty, item.values.len())?;
+    }
+    let mut problems = String::new();
+    for p in &m.problems {
+        problem_lines(&mut problems, "    ", p);
+    }
+    w.write_all(problems.as_bytes())
+}
+
+/// The tree form of an event other than a message.
+fn other_tree(e: &Event) -> String {
     let mut out = String::new();
     match e {
         Event::Connection(c) => out.push_str(&conn_line(c)),
-        Event::Message(m) => {
-            out.push_str(&format!(
-                "  {}  [conn {}, packet {}, {} bytes]\n",
-                label(m),
-                m.conn,
-                m.packet,
-                m.header.len() + m.payload.len()
-            ));
-            if m.header.len() == 16 && m.tag.is_some() {
-                out.push_str(&format!(
-                    "    0     header {}\n",
-                    crate::hex_spaced(&m.header)
-                ));
-            }
-            for f in &m.fields {
-                out.push_str(&format!("    {:<5} {}: {}\n", f.offset, f.name, f.value));
-            }
-            for (i, item) in m.items.iter().enumerate() {
-                let at = m.offsets.get(i).map(|o| o.to_string()).unwrap_or_default();
-                let values: Vec<String> = item
-                    .values
-                    .iter()
-                    .map(|v| value_to_json(v).to_string())
-                    .collect();
-                let mut text = values.join(", ");
-                if text.len() > 400 {
-                    let mut cut = 400;
-                    while !text.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    text = format!("{}... ({} chars)", &text[..cut], text.len());
-                }
-                out.push_str(&format!(
-                    "    {at:<5} {} x{}: {text}\n",
-                    item.ty,
-                    item.values.len()
-                ));
-            }
-            for p in &m.problems {
-                problem_lines(&mut out, "    ", p);
-            }
-        }
+        Event::Message(_) => {}
         Event::Problem {
             conn,
             packet,

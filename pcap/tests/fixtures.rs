@@ -180,3 +180,60 @@ fn real_client_captures_decode_and_reencode_every_message() {
         }
     }
 }
+
+/// The streamed forms (`Event::write_json`, `report::write_tree`, which `pmix-wire pcap`
+/// prints) are the built ones, byte for byte, on every kept capture; and a pack call of
+/// many values shows the first 400 bytes of their text and the length of the whole.
+#[test]
+fn streamed_output_is_the_built_output() {
+    let mut messages = 0;
+    for name in [
+        "plain-server-7.0.0rc1.pcap",
+        "openpmix-4.2.2-clients.pcap",
+        "openpmix-7.0.0rc1-clients.pcap",
+        "type75-v51.pcap",
+    ] {
+        let (events, _) = support::dissect(&capture(name));
+        for e in &events {
+            let mut json = Vec::new();
+            e.write_json(&mut json).unwrap();
+            assert_eq!(
+                String::from_utf8(json).unwrap(),
+                e.to_json().to_string(),
+                "{name}"
+            );
+            let mut tree = Vec::new();
+            pmix_pcap::report::write_tree(e, &mut tree).unwrap();
+            assert_eq!(String::from_utf8(tree).unwrap(), pmix_pcap::report::tree(e));
+            messages += matches!(e, Event::Message(_)) as usize;
+        }
+    }
+    assert!(messages > 100, "{messages}");
+    // a call of 1000 UINT32s: "0, 1, 2, ..." is 4888 bytes, cut at 400
+    let (mut events, _) = support::dissect(&capture("type75-v51.pcap"));
+    let mut m = events
+        .drain(..)
+        .find_map(|e| match e {
+            Event::Message(m) if !m.items.is_empty() => Some(m),
+            _ => None,
+        })
+        .unwrap();
+    let values: Vec<pmix_codec::Value> = (0..1000).map(pmix_codec::Value::Uint32).collect();
+    m.items = vec![pmix_codec::Item::new(pmix_codec::DataType::UINT32, values)];
+    m.offsets = vec![16];
+    let tree = pmix_pcap::report::tree(&Event::Message(m.clone()));
+    let whole: Vec<String> = (0..1000).map(|i: u32| i.to_string()).collect();
+    let whole = whole.join(", ");
+    let line = tree.lines().find(|l| l.contains("UINT32 x1000")).unwrap();
+    assert_eq!(
+        line,
+        format!("    16    UINT32 x1000: {}... (4888 chars)", &whole[..400])
+    );
+    assert_eq!(whole.len(), 4888);
+    let mut json = Vec::new();
+    Event::Message(m.clone()).write_json(&mut json).unwrap();
+    assert_eq!(
+        String::from_utf8(json).unwrap(),
+        Event::Message(m).to_json().to_string()
+    );
+}

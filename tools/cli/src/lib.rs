@@ -666,7 +666,7 @@ fn dispatch(
             }
             Ok(EXIT_OK)
         }
-        Cmd::Pcap(a) => pcap::run(a, out),
+        Cmd::Pcap(a) => pcap::run(a, stdin, out),
         Cmd::Compat(a) => compat::run(a, out),
         Cmd::Completions { shell } => {
             let mut cmd = Cli::command();

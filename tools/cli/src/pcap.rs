@@ -1,7 +1,7 @@
 //! `pmix-wire pcap FILE`: the PMIx messages of a tcpdump capture, decoded (the dissector is
 //! the `pmix-pcap` crate; this is its command line).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -67,8 +67,10 @@ pub struct PcapArgs {
     max_buffered: usize,
 }
 
-/// Run `pmix-wire pcap`.
-pub fn run(a: PcapArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+/// Run `pmix-wire pcap`; `-` reads the capture from `stdin` (the one [`super::run`] was
+/// given: locking the process's standard input again here would wait forever for the lock
+/// the caller holds).
+pub fn run(a: PcapArgs, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32, Failure> {
     let opts = Options {
         component: a.component.map(Into::into),
         kind: a.buffer.into(),
@@ -79,8 +81,8 @@ pub fn run(a: PcapArgs, out: &mut dyn Write) -> Result<i32, Failure> {
         max_buffered: a.max_buffered,
         ..Options::default()
     };
-    let input: Box<dyn std::io::Read> = if a.file.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
+    let input: Box<dyn Read + '_> = if a.file.as_os_str() == "-" {
+        Box::new(std::io::BufReader::new(stdin))
     } else {
         let f = std::fs::File::open(&a.file)
             .map_err(|e| Failure::Io(format!("cannot open {}: {e}", a.file.display())))?;
@@ -98,16 +100,20 @@ pub fn run(a: PcapArgs, out: &mut dyn Write) -> Result<i32, Failure> {
             _ => false,
         };
         errors += bad as usize;
+        // each event is written as it is formed (a message's JSON and tree are not built
+        // whole first: they were hundreds of bytes per value)
+        let mut w = std::io::BufWriter::new(&mut *out);
         let r = if a.json {
-            writeln!(out, "{}", e.to_json())
+            e.write_json(&mut w).and_then(|_| writeln!(w))
         } else if a.summary {
             match pmix_pcap::report::summary(&e) {
-                Some(line) => writeln!(out, "{line}"),
+                Some(line) => writeln!(w, "{line}"),
                 None => Ok(()),
             }
         } else {
-            out.write_all(pmix_pcap::report::tree(&e).as_bytes())
+            pmix_pcap::report::write_tree(&e, &mut w)
         };
+        let r = r.and_then(|_| w.flush());
         if let Err(err) = r {
             write_err = Some(err);
         }
@@ -116,6 +122,9 @@ pub fn run(a: PcapArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     if let Some(e) = write_err {
         return Err(e.into());
     }
-    r.map_err(|e| Failure::Io(format!("{}: {e}", a.file.display())))?;
+    r.map_err(|e| match a.file.as_os_str() == "-" {
+        true => Failure::Io(format!("stdin: {e}")),
+        false => Failure::Io(format!("{}: {e}", a.file.display())),
+    })?;
     Ok(if errors > 0 { EXIT_PMIX } else { EXIT_OK })
 }

@@ -799,3 +799,37 @@ fn decode_index_fails_as_decode_does_and_lists_the_calls() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--types"), "{err}");
 }
+
+/// `pmix-wire pcap -` reads the capture from standard input (it used to wait forever: the
+/// command locked stdin a second time on the thread that already held the lock) and prints
+/// what `pmix-wire pcap FILE` prints for the same capture, in every output form.
+#[test]
+fn pcap_reads_a_capture_from_stdin_as_from_its_file() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../pcap/tests/captures");
+    for name in ["openpmix-4.2.2-clients.pcap", "type75-v51.pcap"] {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        let path = path.to_str().unwrap();
+        for mode in [&[][..], &["--summary"], &["--json"]] {
+            let mut by_file = vec!["pcap"];
+            by_file.extend_from_slice(mode);
+            let mut by_stdin = by_file.clone();
+            by_file.push(path);
+            by_stdin.push("-");
+            let want = pw(&by_file, None);
+            let got = pw(&by_stdin, Some(&bytes));
+            assert!(
+                want.1.contains("conn") && want.1.lines().count() > 5,
+                "{name} {mode:?}: {}",
+                want.1
+            );
+            assert_eq!(got, want, "{name} {mode:?}");
+        }
+    }
+    // a truncated capture on stdin: what came before the cut, then the error, named `stdin`
+    let bytes = std::fs::read(dir.join("type75-v51.pcap")).unwrap();
+    let (code, out, err) = pw(&["pcap", "-"], Some(&bytes[..bytes.len() - 7]));
+    assert_eq!(code, 3, "{err}");
+    assert!(out.contains("connection 1"), "{out}");
+    assert!(err.starts_with("error: stdin: "), "{err}");
+}
