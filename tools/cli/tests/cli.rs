@@ -805,7 +805,7 @@ fn decode_index_fails_as_decode_does_and_lists_the_calls() {
 /// what `pmix-wire pcap FILE` prints for the same capture, in every output form.
 #[test]
 fn pcap_reads_a_capture_from_stdin_as_from_its_file() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../pcap/tests/captures");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pcap/tests/captures");
     for name in ["openpmix-4.2.2-clients.pcap", "type75-v51.pcap"] {
         let path = dir.join(name);
         let bytes = std::fs::read(&path).unwrap();
