@@ -1,5 +1,6 @@
 //! The CLI tour must show real output: every `console` block in `tools/cli/CLI.md`, and every
-//! command in the README's `console` blocks that runs `pmix-wire`, is run with bash from the
+//! command in the `console` blocks of the README and of the book (`docs/src/`) that runs
+//! `pmix-wire`, is run with bash from the
 //! repository root (where a new user stands after `git clone` and `cd`), with the freshly
 //! built `pmix-wire` first on `PATH`, and its output (stdout and stderr) compared with the
 //! page.
@@ -111,7 +112,30 @@ fn cli_md_examples_show_real_output() {
 }
 
 #[test]
-fn readme_pmix_wire_examples_show_real_output() {
-    let n = run_page(&repo_root().join("README.md"), true);
-    assert!(n >= 6, "only {n} pmix-wire examples found in README.md");
+fn readme_and_book_pmix_wire_examples_show_real_output() {
+    let mut pages = vec![repo_root().join("README.md")];
+    let mut book: Vec<PathBuf> = std::fs::read_dir(repo_root().join("docs/src"))
+        .expect("docs/src")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    book.sort();
+    pages.extend(book);
+    let mut total = 0;
+    for page in &pages {
+        let n = run_page(page, true);
+        // The CLI's tour of the old README lives in the dissector chapter now.
+        if page.ends_with("docs/src/dissector.md") {
+            assert!(
+                n >= 6,
+                "only {n} pmix-wire examples found in {}",
+                page.display()
+            );
+        }
+        total += n;
+    }
+    assert!(
+        total >= 6,
+        "only {total} pmix-wire examples in the README and the book"
+    );
 }
