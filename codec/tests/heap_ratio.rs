@@ -5,8 +5,8 @@
 //! value, and stays within 16x the input for every class (the issue's bound; in practice
 //! under 5x). A decode holds every value (a [`Value`] is 48 bytes): a run of one-byte
 //! records peaks near 48x the input and a nest of boxed containers higher, which is why the
-//! README sends a receiver with a memory budget to the view. A lying count costs almost
-//! nothing either way (reservations come from evidence).
+//! book (`docs/src/performance.md`) sends a receiver with a memory budget to the view. A
+//! lying count costs almost nothing either way (reservations come from evidence).
 
 #[path = "../benches/support/hostile.rs"]
 mod hostile;
@@ -136,11 +136,11 @@ fn a_views_heap_is_its_index_plus_a_stated_cost_per_call() {
     assert!(peak >= VIEW_BYTES_PER_CALL * n, "peak {peak}");
 }
 
-/// Issue 44, item 6: the bound the README states for a view, per call and per value, holds
-/// for the calls that cost the most per input byte, empty ones (a count of 0, one byte on
-/// the wire): a million of them peak at 40 bytes per call, 40x the input, far past the "4x
-/// the input" the README used to state, and within `VIEW_BYTES_PER_CALL` per call plus 8
-/// bytes per top-level value.
+/// Issue 44, item 6: the bound the book states for a view (`docs/src/performance.md`), per
+/// call and per value, holds for the calls that cost the most per input byte, empty ones (a
+/// count of 0, one byte on the wire): a million of them peak at 40 bytes per call, 40x the
+/// input, far past the "4x the input" the README used to state, and within
+/// `VIEW_BYTES_PER_CALL` per call plus 8 bytes per top-level value.
 #[test]
 fn a_million_empty_calls_hold_the_stated_bytes_per_call_not_4x_the_input() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
@@ -158,7 +158,7 @@ fn a_million_empty_calls_hold_the_stated_bytes_per_call_not_4x_the_input() {
     assert_eq!(view.len(), n);
     assert!(view.calls().all(|c| c.is_empty()));
     drop(view);
-    // the README's bound: VIEW_BYTES_PER_CALL per call, 8 per top-level value (none here)
+    // the book's bound: VIEW_BYTES_PER_CALL per call, 8 per top-level value (none here)
     let bound = VIEW_BYTES_PER_CALL * n + (64 << 10);
     println!(
         "{n} empty calls, {} input bytes: view peak {peak} bytes ({:.1}x the input), bound {bound}",
@@ -168,7 +168,7 @@ fn a_million_empty_calls_hold_the_stated_bytes_per_call_not_4x_the_input() {
     assert!(peak <= bound, "peak {peak} > {bound}");
     assert!(peak >= VIEW_BYTES_PER_CALL * n, "peak {peak}");
     assert!(peak > 16 * input.len(), "peak {peak}");
-    // the figure the README gives (64-bit targets)
+    // the figure the book gives (64-bit targets)
     if cfg!(target_pointer_width = "64") {
         assert_eq!(VIEW_BYTES_PER_CALL, 40);
     }
