@@ -363,3 +363,21 @@ fn the_checks_catch_what_they_are_for() {
     let md = "`codec/src/lib.rs`, `--dir DIR`, `/tmp/x`, `a/DIR/b`, `Codec::new`, `x.md`, `.json`";
     assert_eq!(named_paths(md), ["codec/src/lib.rs", "x.md"]);
 }
+
+/// Issue 44, item 6 moved with the text: the book states a view's bound per call as the codec
+/// defines it (`codec/tests/heap_ratio.rs` holds the codec to it).
+#[test]
+fn the_book_states_the_views_bound_per_call_as_the_codec_has_it() {
+    let perf = read("docs/src/performance.md");
+    let stated = format!(
+        "at most {} bytes per call (`VIEW_BYTES_PER_CALL`) plus 8 per top-level value",
+        pmix_codec::VIEW_BYTES_PER_CALL
+    );
+    assert!(
+        perf.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&stated),
+        "docs/src/performance.md no longer says: {stated}"
+    );
+}
