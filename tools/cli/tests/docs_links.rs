@@ -381,3 +381,95 @@ fn the_book_states_the_views_bound_per_call_as_the_codec_has_it() {
         "docs/src/performance.md no longer says: {stated}"
     );
 }
+
+/// Issue 44, item 2: the coverage report's first screen (40 lines) holds its answer: one
+/// table with the score, how it was measured and when; the CI threshold `tools/mutants.sh`
+/// reads stays in it, and the equivalent mutants it reads are in the record.
+#[test]
+fn the_coverage_report_leads_with_its_answer() {
+    let doc = read("vectors/COVERAGE.md");
+    let first: Vec<&str> = doc.lines().take(40).collect();
+    let row = |name: &str| {
+        first
+            .iter()
+            .find(|l| l.starts_with(&format!("| **{name}** |")))
+            .unwrap_or_else(|| panic!("vectors/COVERAGE.md's first 40 lines have no {name} row"))
+            .to_string()
+    };
+    assert!(
+        row("Score").contains(" %"),
+        "the score row gives no percentage"
+    );
+    assert!(row("How measured").contains("cargo-mutants"));
+    assert!(row("Date").contains("20"), "the date row gives no date");
+    assert!(doc.contains("**CI threshold: 100 %**"), "no CI threshold");
+    let survivors = read("vectors/coverage/survivors.md");
+    assert!(
+        survivors
+            .lines()
+            .filter(|l| l.starts_with("- equivalent: `"))
+            .count()
+            >= 5,
+        "vectors/coverage/survivors.md lists fewer equivalent mutants than tools/mutants.sh had"
+    );
+    let samples = read("vectors/coverage/samples.md");
+    for s in 'A'..='V' {
+        assert!(
+            samples.contains(&format!("\n## Sample {s}\n")),
+            "vectors/coverage/samples.md lost sample {s}"
+        );
+    }
+}
+
+/// Issue 44, item 2: CHANGELOG.md is in the keep-a-changelog shape: `## [Unreleased]` first
+/// (where new entries go), then dated sections, newest first, each with only Added, Changed,
+/// Fixed (or the other keep-a-changelog kinds) and one-line entries.
+#[test]
+fn the_changelog_is_keep_a_changelog_newest_first() {
+    let log = read("CHANGELOG.md");
+    let sections: Vec<&str> = log.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(sections.first(), Some(&"## [Unreleased]"), "{sections:?}");
+    let dates: Vec<&str> = sections[1..].iter().map(|s| &s[3..]).collect();
+    assert!(!dates.is_empty());
+    for d in &dates {
+        let ok = d.len() == 10
+            && d.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            });
+        assert!(ok, "CHANGELOG.md: section {d:?} is not a date (YYYY-MM-DD)");
+    }
+    let mut sorted = dates.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(
+        dates, sorted,
+        "CHANGELOG.md: dated sections not newest first"
+    );
+    let kinds = [
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Removed",
+        "Fixed",
+        "Security",
+    ];
+    for l in log.lines().filter(|l| l.starts_with("### ")) {
+        assert!(
+            kinds.contains(&&l[4..]),
+            "CHANGELOG.md: {l:?} is not a kind of change"
+        );
+    }
+    // Terse: every entry is one line (the prose is in docs/src/history.md).
+    let mut in_list = false;
+    for l in log.lines() {
+        assert!(
+            !(in_list && l.starts_with("  ")),
+            "CHANGELOG.md: an entry runs over more than one line: {l:?}"
+        );
+        in_list = l.starts_with("- ") || (in_list && l.starts_with("  "));
+    }
+    assert!(read("docs/src/history.md").lines().count() > 1000);
+}
