@@ -11,7 +11,26 @@
 # progress line per cell:
 #   base    the job's two ranks run tools/live/live-client.c with the environment the
 #           server gave them: init, job-info get, put/commit/fence/get of every type class,
-#           allocation request with PMIX_ALLOC_INHERITANCE, query, finalize
+#           the operations the field breaks on (below), allocation request with
+#           PMIX_ALLOC_INHERITANCE, query, abort-seen, finalize
+#           field operations, every one checking values (a success with another value is
+#           reported as PMIX_ERR_TYPE_MISMATCH, "value mismatch: got X want Y"):
+#           job-key:*   PMIX_JOB_SIZE LOCAL_SIZE LOCAL_PEERS UNIV_SIZE APPNUM NODEID
+#                       LOCAL_RANK against what the launcher set, given to the client as
+#                       LIVE_EXPECT_<KEY> (expect_env in this script: the 2-rank job, and
+#                       per server its placement; unset = not known, reported unjudged)
+#           get-rank-undef, get-rank-wildcard, fence-nodata-get: keys committed after a
+#                       fence WITHOUT data, got by rank UNDEF, by WILDCARD (not found is
+#                       right: job-level only), by the other rank (direct modex)
+#           qualified-values (two PMIX_QUALIFIED_VALUE of one key), get-refresh-cache
+#                       (PMIX_GET_REFRESH_CACHE after a second commit): NOT_SUPPORTED
+#                       where the release's headers lack them
+#           get-wait-commit, get-wait-commit-timeout: rank 1 commits 1 s (3 s) later,
+#                       rank 0's get has no timeout (the libraries' 2 s default) or
+#                       PMIX_TIMEOUT 10
+#           event-notify: each rank raises an event, the other's handler must get it
+#           abort-seen: rank 1 calls PMIx_Abort for itself and ends without finalize
+#                       (its last op); rank 0 must see an event naming it within 5 s
 #   tool    a tool (given id) against the server's URI: init, query, allocation, finalize
 #   force   once per older bfrops component both sides offer: only that component's
 #           PMIX_SERVER_URI variable is left, so the client speaks it (MATRIX.md's cells)
@@ -78,7 +97,7 @@ while [ $# -gt 0 ]; do
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base"; shift ;;
     --munged) shift ;; # handled above: PMIX_LIVE_MUNGED is set
-    -h | --help) sed -n '2,54p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,73p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -157,6 +176,27 @@ server_release() {
     pmix-server) echo native ;;
     slurm-24.11.5) echo 5.0.7 ;;
     slurm-22.05.8) echo 4.2.2 ;;
+  esac
+}
+
+# what the launcher of SERVER sets for rank R of the 2-rank job (LIVE_EXPECT_<KEY> lines for
+# the client's job-key:* operations); a key left out is not known here and is not judged
+expect_env() {
+  local server="$1" r="$2"
+  echo LIVE_EXPECT_JOB_SIZE=2
+  echo LIVE_EXPECT_APPNUM=0
+  case "$server" in
+    plain-* | pmix-server)
+      # one node, both ranks on it (peer/servers/plain-server.c, server/src/job.rs)
+      printf '%s\n' LIVE_EXPECT_UNIV_SIZE=2 LIVE_EXPECT_LOCAL_SIZE=2 LIVE_EXPECT_LOCAL_PEERS=0,1 \
+        "LIVE_EXPECT_LOCAL_RANK=$r" LIVE_EXPECT_NODEID=0
+      ;;
+    slurm-*)
+      # `srun -N 2`: one rank per node (tools/live/slurm.sh job)
+      printf '%s\n' LIVE_EXPECT_UNIV_SIZE=2 LIVE_EXPECT_LOCAL_SIZE=1 "LIVE_EXPECT_LOCAL_PEERS=$r" \
+        LIVE_EXPECT_LOCAL_RANK=0 "LIVE_EXPECT_NODEID=$r"
+      ;;
+    # prrte: where `prun -n 2` places the ranks in the DVM, and its universe, are PRRTE's
   esac
 }
 
@@ -245,6 +285,7 @@ run_cell() {
         gds:*) sed -i '/^PMIX_GDS_MODULE=/d' "$d/cenv.$r"; echo "PMIX_GDS_MODULE=$setting" >>"$d/cenv.$r" ;;
         psec:*) sed -i '/^PMIX_SECURITY_MODE=/d' "$d/cenv.$r"; echo "PMIX_SECURITY_MODE=$setting" >>"$d/cenv.$r" ;;
       esac
+      expect_env "$server" "$r" >>"$d/cenv.$r"
       ( set +e; mapfile -t e <"$d/cenv.$r"
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${e[@]}" \
           timeout 40 "${launchers[$crel]}/live-client" client >"$d/out.$r" 2>"$d/err.$r"

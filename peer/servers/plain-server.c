@@ -11,8 +11,8 @@
  *   gcc -o plain-server plain-server.c $(pkg-config --cflags --libs pmix)
  *
  * With NSPACE NPROCS ENV_DIR it also hosts one job of NPROCS ranks on this node: it
- * registers the namespace (job size, local size and peers, per-rank local/node rank and
- * host name) and each client, writes the environment PMIx_server_setup_fork gives rank R
+ * registers the namespace (job size, local size and peers, per-rank local/node rank, node
+ * id and host name) and each client, writes the environment PMIx_server_setup_fork gives rank R
  * to ENV_DIR/env.R (KEY=VALUE lines; the clients are started by someone else, from any
  * release and any root), answers each fence at once with the collected data (every rank
  * is local), and exits once every rank has finalized. Its session directory is
@@ -151,12 +151,15 @@ static int host_job(const char *nspace, uint32_t nprocs, const char *env_dir)
     PMIX_INFO_LOAD(&info[n], PMIX_HOSTNAME, host, PMIX_STRING); n++;
     for (r = 0; r < nprocs; r++) {
         uint16_t lr = (uint16_t) r;
-        PMIX_DATA_ARRAY_CREATE(darray, 4, PMIX_INFO);
+        uint32_t nodeid = 0;
+        PMIX_DATA_ARRAY_CREATE(darray, 5, PMIX_INFO);
         pinfo = (pmix_info_t *) darray->array;
         PMIX_INFO_LOAD(&pinfo[0], PMIX_RANK, &r, PMIX_PROC_RANK);
         PMIX_INFO_LOAD(&pinfo[1], PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
         PMIX_INFO_LOAD(&pinfo[2], PMIX_NODE_RANK, &lr, PMIX_UINT16);
         PMIX_INFO_LOAD(&pinfo[3], PMIX_HOSTNAME, host, PMIX_STRING);
+        /* the node every rank is on (a launcher sets it; the library does not) */
+        PMIX_INFO_LOAD(&pinfo[4], PMIX_NODEID, &nodeid, PMIX_UINT32);
         PMIX_INFO_LOAD(&info[n], PMIX_PROC_DATA, darray, PMIX_DATA_ARRAY); n++;
         PMIX_DATA_ARRAY_FREE(darray);
     }

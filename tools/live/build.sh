@@ -50,11 +50,14 @@ case "$kind" in
     ;;
   root)
     r="$(bash "$peers" root "$rel")"
-    mkdir -p "$r/opt/pmix-wire/live"
+    # one folder per source digest: a build from another worktree (other sources) never
+    # replaces the programs a running matrix uses
+    in="/opt/pmix-wire/live/$stamp"
+    mkdir -p "$r$in"
     for s in "${sources[@]}"; do
       b="$(basename "$s" .c)"
-      cp "$s" "$r/opt/pmix-wire/live/$b.c"
-      bash "$peers" run "$rel" -- sh -c "gcc $cflags -o /opt/pmix-wire/live/$b /opt/pmix-wire/live/$b.c \$(pkg-config --cflags --libs pmix)" \
+      cp "$s" "$r$in/$b.c"
+      bash "$peers" run "$rel" -- sh -c "gcc $cflags -o $in/$b $in/$b.c \$(pkg-config --cflags --libs pmix)" \
         || die "$rel: building $b inside $r failed"
       cat >"$out/$b" <<LAUNCHER
 #!/bin/sh
@@ -64,7 +67,7 @@ mkdir -p "$shared" "$r$shared" || exit 125
 exec unshare --mount --fork --kill-child -- sh -c '
   mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
     mount --bind "$shared" "$r$shared" || exit 125
-  exec chroot "$r" /opt/pmix-wire/live/$b "\$@"' sh "\$@"
+  exec chroot "$r" $in/$b "\$@"' sh "\$@"
 LAUNCHER
       chmod +x "$out/$b"
     done

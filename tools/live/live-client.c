@@ -7,8 +7,12 @@
  *   live-client client
  *       PMIx_Init (the environment a server gave this rank), job-info gets, a put of one
  *       value per type class, commit, fence collecting data, get of the next rank's value of
- *       each class (compared with what that rank put), allocation request with
- *       PMIX_ALLOC_INHERITANCE, query, finalize.
+ *       each class (compared with what that rank put); the operations the field breaks on
+ *       (job-key:*, get-rank-undef, get-rank-wildcard, fence-nodata-get, qualified-values,
+ *       get-refresh-cache, get-wait-commit, get-wait-commit-timeout, event-notify: see
+ *       run_field_ops), allocation request with PMIX_ALLOC_INHERITANCE, query, abort-seen
+ *       (the last rank calls PMIx_Abort for itself and ends there, without finalize; the
+ *       others wait for an event naming it), finalize.
  *   live-client tool URI NSPACE
  *       PMIx_tool_init with the given id NSPACE.0 and PMIX_SERVER_URI=URI, query,
  *       allocation request with PMIX_ALLOC_INHERITANCE, finalize.
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define INHERIT_KEY "pmix.alloc.inhrt"
 #define GET_TIMEOUT 10
@@ -320,6 +325,553 @@ static void get_job_info(void)
     op("get-job-info", first, "%s", text);
 }
 
+/* ---- the operations the field breaks on (issue 38 item 3) ----
+ *
+ * Every one checks values, not only statuses: a get that returns success with another
+ * value is reported with PMIX_ERR_TYPE_MISMATCH (this program's verdict, as for the
+ * put/commit/fence/get round) and "value mismatch: got X want Y". Every wait is bounded
+ * (FIELD_TIMEOUT for gets and fences, EVENT_WAIT for events), so the whole program stays
+ * well under the runner's 40 s. What the launcher set (job-key:*) comes from the harness:
+ * LIVE_EXPECT_<KEY> variables in the rank's environment (tools/live-matrix.sh).
+ */
+#define FIELD_TIMEOUT 3     /* seconds, PMIX_TIMEOUT of the new gets and fences */
+#define SHORT_DELAY 1       /* seconds the odd rank waits before the commit a get without a
+                               timeout waits for: within the libraries' 2 s default */
+#define LONG_DELAY 3        /* ... and before the one a get with PMIX_TIMEOUT waits for: beyond it */
+#define OWN_WAIT 8          /* seconds this program waits for a get that carries no timeout */
+#define EVENT_WAIT 5        /* seconds a rank waits for another rank's event */
+#define ABORT_LINGER 6      /* seconds the aborting rank stays up after PMIx_Abort */
+#define LIVE_EVENT (PMIX_EXTERNAL_ERR_BASE - 38)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t) s;
+    ts.tv_nsec = (long) ((s - (double) ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+}
+
+/* a value as short text (integers of any width, strings); 0 when of another type */
+static int value_text(const pmix_value_t *v, char *buf, size_t n)
+{
+    switch (v->type) {
+    case PMIX_STRING: snprintf(buf, n, "%s", NULL == v->data.string ? "(null)" : v->data.string); return 1;
+    case PMIX_UINT8: snprintf(buf, n, "%u", (unsigned) v->data.uint8); return 1;
+    case PMIX_UINT16: snprintf(buf, n, "%u", (unsigned) v->data.uint16); return 1;
+    case PMIX_UINT32: snprintf(buf, n, "%u", v->data.uint32); return 1;
+    case PMIX_UINT64: snprintf(buf, n, "%llu", (unsigned long long) v->data.uint64); return 1;
+    case PMIX_INT: snprintf(buf, n, "%d", v->data.integer); return 1;
+    case PMIX_INT32: snprintf(buf, n, "%d", (int) v->data.int32); return 1;
+    case PMIX_UINT: snprintf(buf, n, "%u", v->data.uint); return 1;
+    case PMIX_SIZE: snprintf(buf, n, "%zu", v->data.size); return 1;
+    case PMIX_PROC_RANK: snprintf(buf, n, "%u", v->data.rank); return 1;
+    default: snprintf(buf, n, "(type %u)", (unsigned) v->type); return 0;
+    }
+}
+
+static void load_timeout(pmix_info_t *info, int seconds)
+{
+    PMIX_INFO_LOAD(info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+}
+
+/* a fence of the whole namespace WITHOUT data collection (bounded) */
+static pmix_status_t fence_nodata(void)
+{
+    pmix_proc_t wild;
+    pmix_info_t t;
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    load_timeout(&t, 2 * FIELD_TIMEOUT);
+    return PMIx_Fence(&wild, 1, &t, 1);
+}
+
+static pmix_status_t put_text(const char *key, const char *fmt, pmix_rank_t r)
+{
+    char s[96];
+    pmix_value_t v;
+    pmix_status_t rc;
+    snprintf(s, sizeof(s), fmt, r);
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_STRING;
+    v.data.string = s;
+    rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    return rc;
+}
+
+/* get `key` of `from` and compare with the text `fmt` of rank `r`: one OP line `name` */
+static void get_checked(const char *name, const pmix_proc_t *from, const char *key,
+                        pmix_info_t *info, size_t ninfo, const char *fmt, pmix_rank_t r,
+                        const char *how)
+{
+    char want[96], got[160];
+    pmix_value_t *v = NULL;
+    pmix_status_t rc;
+    double t0 = now_s();
+    snprintf(want, sizeof(want), fmt, r);
+    rc = PMIx_Get(from, key, info, ninfo, &v);
+    if (PMIX_SUCCESS != rc) {
+        op(name, rc, "%s: get of %s failed after %.1f s (want \"%s\")", how, key, now_s() - t0, want);
+        return;
+    }
+    value_text(v, got, sizeof(got));
+    if (PMIX_STRING == v->type && 0 == strcmp(v->data.string, want)) {
+        op(name, rc, "%s: %s = \"%s\" as rank %u put (%.1f s)", how, key, got, r, now_s() - t0);
+    } else {
+        op(name, PMIX_ERR_TYPE_MISMATCH, "%s: get returned success but value mismatch: got \"%s\" want \"%s\"",
+           how, got, want);
+    }
+    PMIX_VALUE_RELEASE(v);
+}
+
+/* rank WILDCARD asks for job-level data (the PMIx standard, PMIx_Get): a key one rank put
+ * is not job-level, so the right answer is PMIX_ERR_NOT_FOUND, at once (reported as success,
+ * this program's verdict); the other rank's value is accepted too (said so); a timeout,
+ * another error or another value fails */
+static void get_wildcard(const pmix_proc_t *wild, const char *key, pmix_info_t *t, pmix_rank_t peer)
+{
+    char want[96], got[160];
+    pmix_value_t *v = NULL;
+    double t0 = now_s();
+    pmix_status_t rc = PMIx_Get(wild, key, t, 1, &v);
+    snprintf(want, sizeof(want), "wildcard key of rank %u", peer);
+    if (PMIX_ERR_NOT_FOUND == rc) {
+        op("get-rank-wildcard", PMIX_SUCCESS,
+           "after a fence without data, rank PMIX_RANK_WILDCARD: %s not found (%.1f s), as the standard has it: "
+           "WILDCARD asks for job-level data, and rank %u's key is not", key, now_s() - t0, peer);
+        return;
+    }
+    if (PMIX_SUCCESS != rc) {
+        op("get-rank-wildcard", rc, "after a fence without data, rank PMIX_RANK_WILDCARD: get of %s failed after %.1f s "
+           "(want PMIX_ERR_NOT_FOUND or \"%s\")", key, now_s() - t0, want);
+        return;
+    }
+    value_text(v, got, sizeof(got));
+    if (PMIX_STRING == v->type && 0 == strcmp(v->data.string, want)) {
+        op("get-rank-wildcard", rc, "after a fence without data, rank PMIX_RANK_WILDCARD: %s = \"%s\", rank %u's "
+           "value (the standard would say not found)", key, got, peer);
+    } else {
+        op("get-rank-wildcard", PMIX_ERR_TYPE_MISMATCH, "rank PMIX_RANK_WILDCARD: get returned success but value "
+           "mismatch: got \"%s\" want \"%s\" or PMIX_ERR_NOT_FOUND", got, want);
+    }
+    PMIX_VALUE_RELEASE(v);
+}
+
+/* direct modex: keys put and committed after a fence WITHOUT data, then got from the other
+ * rank: first by rank UNDEF and WILDCARD (each its own key, so the cache holds nothing of
+ * it yet), then by the rank itself */
+static void do_direct_modex(pmix_rank_t peer)
+{
+    pmix_proc_t undef, wild, other;
+    pmix_info_t t;
+    pmix_status_t rc;
+    char key[64];
+    snprintf(key, sizeof(key), "live.undef.%u", me.rank);
+    rc = put_text(key, "undef key of rank %u", me.rank);
+    snprintf(key, sizeof(key), "live.wild.%u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = put_text(key, "wildcard key of rank %u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = put_text("live.dmodex", "direct modex of rank %u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = PMIx_Commit();
+    if (PMIX_SUCCESS == rc) rc = fence_nodata();
+    if (PMIX_SUCCESS != rc) {
+        op("get-rank-undef", rc, "put, commit or fence without data failed");
+        op("get-rank-wildcard", rc, "put, commit or fence without data failed");
+        op("fence-nodata-get", rc, "put, commit or fence without data failed");
+        return;
+    }
+    load_timeout(&t, FIELD_TIMEOUT);
+    PMIX_LOAD_PROCID(&undef, me.nspace, PMIX_RANK_UNDEF);
+    snprintf(key, sizeof(key), "live.undef.%u", peer);
+    get_checked("get-rank-undef", &undef, key, &t, 1, "undef key of rank %u", peer,
+                "after a fence without data, rank PMIX_RANK_UNDEF");
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    snprintf(key, sizeof(key), "live.wild.%u", peer);
+    get_wildcard(&wild, key, &t, peer);
+    PMIX_LOAD_PROCID(&other, me.nspace, peer);
+    get_checked("fence-nodata-get", &other, "live.dmodex", &t, 1, "direct modex of rank %u", peer,
+                "after a fence without data, the other rank's own key");
+}
+
+/* job- and node-level keys against what the launcher set (LIVE_EXPECT_<NAME>) */
+static void do_job_keys(void)
+{
+    static const struct {
+        const char *op, *key, *env;
+        int own; /* 1: asked of this rank, 0: of rank WILDCARD */
+    } keys[] = {
+        {"job-key:job-size", PMIX_JOB_SIZE, "LIVE_EXPECT_JOB_SIZE", 0},
+        {"job-key:local-size", PMIX_LOCAL_SIZE, "LIVE_EXPECT_LOCAL_SIZE", 0},
+        {"job-key:local-peers", PMIX_LOCAL_PEERS, "LIVE_EXPECT_LOCAL_PEERS", 0},
+        {"job-key:univ-size", PMIX_UNIV_SIZE, "LIVE_EXPECT_UNIV_SIZE", 0},
+        {"job-key:appnum", PMIX_APPNUM, "LIVE_EXPECT_APPNUM", 1},
+        {"job-key:nodeid", PMIX_NODEID, "LIVE_EXPECT_NODEID", 1},
+        {"job-key:local-rank", PMIX_LOCAL_RANK, "LIVE_EXPECT_LOCAL_RANK", 1},
+    };
+    size_t k;
+    pmix_info_t t;
+    load_timeout(&t, FIELD_TIMEOUT);
+    for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        pmix_proc_t who;
+        pmix_value_t *v = NULL;
+        pmix_status_t rc;
+        char got[160];
+        const char *want = getenv(keys[k].env);
+        PMIX_LOAD_PROCID(&who, me.nspace, keys[k].own ? me.rank : PMIX_RANK_WILDCARD);
+        rc = PMIx_Get(&who, keys[k].key, &t, 1, &v);
+        if (PMIX_SUCCESS != rc) {
+            op(keys[k].op, rc, "get of %s (rank %s) failed; want %s", keys[k].key,
+               keys[k].own ? "own" : "WILDCARD", NULL == want ? "(no expectation given)" : want);
+            continue;
+        }
+        int known = value_text(v, got, sizeof(got));
+        if (NULL == want) {
+            /* the harness does not know what this launcher sets: say so, do not judge */
+            op(keys[k].op, rc, "%s = %s (type %u); no expectation given (%s unset)", keys[k].key, got,
+               (unsigned) v->type, keys[k].env);
+        } else if (known && 0 == strcmp(got, want)) {
+            op(keys[k].op, rc, "%s = %s (type %u) as the launcher set", keys[k].key, got, (unsigned) v->type);
+        } else {
+            op(keys[k].op, PMIX_ERR_TYPE_MISMATCH, "%s: get returned success but value mismatch: got %s (type %u) want %s",
+               keys[k].key, got, (unsigned) v->type, want);
+        }
+        PMIX_VALUE_RELEASE(v);
+    }
+}
+
+/* two qualified values of one key (PMIX_QUALIFIED_VALUE), each got back by its qualifier */
+static void do_qualified(pmix_rank_t peer)
+{
+#if defined(PMIX_QUALIFIED_VALUE) && defined(PMIX_INFO_SET_QUALIFIER)
+    static const char *which[] = {"a", "b"};
+    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_proc_t other, wild;
+    pmix_info_t f[2];
+    bool yes = true;
+    char text[400] = "";
+    pmix_status_t first = PMIX_SUCCESS;
+    size_t w;
+    for (w = 0; w < 2 && PMIX_SUCCESS == rc; w++) {
+        pmix_value_t v;
+        pmix_info_t *qi;
+        char val[64];
+        snprintf(val, sizeof(val), "qualified %s of rank %u", which[w], me.rank);
+        PMIX_VALUE_CONSTRUCT(&v);
+        v.type = PMIX_DATA_ARRAY;
+        PMIX_DATA_ARRAY_CREATE(v.data.darray, 2, PMIX_INFO);
+        qi = (pmix_info_t *) v.data.darray->array;
+        PMIX_INFO_LOAD(&qi[0], "live.qual", val, PMIX_STRING);
+        PMIX_INFO_LOAD(&qi[1], "live.qual.which", which[w], PMIX_STRING);
+        PMIX_INFO_SET_QUALIFIER(&qi[1]);
+        rc = PMIx_Put(PMIX_GLOBAL, PMIX_QUALIFIED_VALUE, &v);
+        PMIX_VALUE_DESTRUCT(&v);
+    }
+    if (PMIX_SUCCESS == rc) rc = PMIx_Commit();
+    PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&f[0], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    load_timeout(&f[1], 2 * FIELD_TIMEOUT);
+    if (PMIX_SUCCESS == rc) rc = PMIx_Fence(&wild, 1, f, 2);
+    if (PMIX_SUCCESS != rc) {
+        op("qualified-values", rc, "put of PMIX_QUALIFIED_VALUE, commit or fence with data failed");
+        return;
+    }
+    PMIX_LOAD_PROCID(&other, me.nspace, peer);
+    for (w = 0; w < 2; w++) {
+        pmix_info_t q[2];
+        pmix_value_t *v = NULL;
+        char want[64], got[160];
+        size_t len = strlen(text);
+        snprintf(want, sizeof(want), "qualified %s of rank %u", which[w], peer);
+        PMIX_INFO_LOAD(&q[0], "live.qual.which", which[w], PMIX_STRING);
+        PMIX_INFO_SET_QUALIFIER(&q[0]);
+        load_timeout(&q[1], FIELD_TIMEOUT);
+        rc = PMIx_Get(&other, "live.qual", q, 2, &v);
+        if (PMIX_SUCCESS != rc) {
+            snprintf(text + len, sizeof(text) - len, "which=%s: %s; ", which[w], status_name(rc));
+            if (PMIX_SUCCESS == first) first = rc;
+            continue;
+        }
+        value_text(v, got, sizeof(got));
+        if (PMIX_STRING == v->type && 0 == strcmp(v->data.string, want)) {
+            snprintf(text + len, sizeof(text) - len, "which=%s: \"%s\" as put; ", which[w], got);
+        } else {
+            snprintf(text + len, sizeof(text) - len, "which=%s: value mismatch: got \"%s\" want \"%s\"; ",
+                     which[w], got, want);
+            if (PMIX_SUCCESS == first) first = PMIX_ERR_TYPE_MISMATCH;
+        }
+        PMIX_VALUE_RELEASE(v);
+    }
+    op("qualified-values", first, "rank %u's live.qual by qualifier: %s", peer, text);
+#else
+    (void) peer;
+    op("qualified-values", PMIX_ERR_NOT_SUPPORTED,
+       "not run: this release's headers have no PMIX_QUALIFIED_VALUE or PMIX_INFO_SET_QUALIFIER");
+#endif
+}
+
+/* PMIX_GET_REFRESH_CACHE: the other rank changes a value it had committed (and this rank had
+ * read into its cache); a get with the attribute must return the new one */
+static void do_refresh(pmix_rank_t peer)
+{
+#ifdef PMIX_GET_REFRESH_CACHE
+    pmix_proc_t other;
+    pmix_info_t t[2];
+    pmix_value_t *v = NULL;
+    bool yes = true;
+    char cached[160] = "(nothing)";
+    pmix_status_t rc = put_text("live.refresh", "first value of rank %u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = PMIx_Commit();
+    if (PMIX_SUCCESS == rc) rc = fence_nodata();
+    PMIX_LOAD_PROCID(&other, me.nspace, peer);
+    load_timeout(&t[0], FIELD_TIMEOUT);
+    if (PMIX_SUCCESS == rc && PMIX_SUCCESS == PMIx_Get(&other, "live.refresh", t, 1, &v)) {
+        value_text(v, cached, sizeof(cached));
+        PMIX_VALUE_RELEASE(v);
+    }
+    /* both have read the first value before either changes it */
+    if (PMIX_SUCCESS == rc) rc = fence_nodata();
+    if (PMIX_SUCCESS == rc) rc = put_text("live.refresh", "second value of rank %u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = PMIx_Commit();
+    if (PMIX_SUCCESS == rc) rc = fence_nodata();
+    if (PMIX_SUCCESS != rc) {
+        op("get-refresh-cache", rc, "put, commit or fence without data failed");
+        return;
+    }
+    PMIX_INFO_LOAD(&t[1], PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+    char how[240];
+    snprintf(how, sizeof(how), "first read \"%s\"; after the other rank's second commit, with PMIX_GET_REFRESH_CACHE", cached);
+    get_checked("get-refresh-cache", &other, "live.refresh", t, 2, "second value of rank %u", peer, how);
+#else
+    (void) peer;
+    op("get-refresh-cache", PMIX_ERR_NOT_SUPPORTED, "not run: this release's headers have no PMIX_GET_REFRESH_CACHE");
+#endif
+}
+
+/* a get of a key the other rank commits only later: the odd rank waits before its put and
+ * commit (SHORT_DELAY for a get without PMIX_TIMEOUT, which must wait the libraries' 2 s
+ * default; LONG_DELAY, beyond that default, for one with PMIX_TIMEOUT), so the even rank's
+ * get must wait for it */
+static volatile int nb_done;
+static pmix_status_t nb_status;
+static char nb_value[160];
+static void nb_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata)
+{
+    (void) cbdata;
+    nb_status = status;
+    nb_value[0] = 0;
+    if (PMIX_SUCCESS == status && NULL != kv) {
+        if (PMIX_STRING == kv->type) {
+            snprintf(nb_value, sizeof(nb_value), "%s", kv->data.string);
+        } else {
+            value_text(kv, nb_value, sizeof(nb_value));
+        }
+    }
+    nb_done = 1;
+}
+
+static void do_wait_commit(const char *name, const char *key, pmix_rank_t peer, int with_timeout)
+{
+    pmix_proc_t other;
+    pmix_info_t t;
+    char want[96];
+    pmix_status_t rc;
+    double t0;
+    int delay = with_timeout ? LONG_DELAY : SHORT_DELAY;
+    char how[128];
+    if (me.rank % 2) sleep_s(delay);
+    rc = put_text(key, "late value of rank %u", me.rank);
+    if (PMIX_SUCCESS == rc) rc = PMIx_Commit();
+    if (PMIX_SUCCESS != rc) {
+        op(name, rc, "put or commit failed");
+        return;
+    }
+    PMIX_LOAD_PROCID(&other, me.nspace, peer);
+    snprintf(want, sizeof(want), "late value of rank %u", peer);
+    if (peer % 2) {
+        snprintf(how, sizeof(how), "the other rank commits %d s later", delay);
+    } else {
+        snprintf(how, sizeof(how), "the other rank committed at once");
+    }
+    if (with_timeout) {
+        size_t len = strlen(how);
+        snprintf(how + len, sizeof(how) - len, "; PMIX_TIMEOUT %d", LONG_DELAY + 7);
+        load_timeout(&t, LONG_DELAY + 7);
+        get_checked(name, &other, key, &t, 1, "late value of rank %u", peer, how);
+        return;
+    }
+    /* no PMIX_TIMEOUT: the library's own default; bounded here by OWN_WAIT */
+    nb_done = 0;
+    t0 = now_s();
+    rc = PMIx_Get_nb(&other, key, NULL, 0, nb_cb, NULL);
+    if (PMIX_SUCCESS != rc) {
+        op(name, rc, "PMIx_Get_nb of %s refused", key);
+        return;
+    }
+    while (!nb_done && now_s() - t0 < OWN_WAIT) sleep_s(0.01);
+    if (!nb_done) {
+        op(name, PMIX_ERR_TIMEOUT, "%s; no PMIX_TIMEOUT: no answer within %d s (this program's bound), want \"%s\"", how, OWN_WAIT, want);
+    } else if (PMIX_SUCCESS != nb_status) {
+        op(name, nb_status, "%s; no PMIX_TIMEOUT (the library's default): get of %s failed after %.1f s", how, key, now_s() - t0);
+    } else if (0 != strcmp(nb_value, want)) {
+        op(name, PMIX_ERR_TYPE_MISMATCH, "get returned success but value mismatch: got \"%s\" want \"%s\"", nb_value, want);
+    } else {
+        op(name, PMIX_SUCCESS, "%s; no PMIX_TIMEOUT (the library's default): %s = \"%s\" after %.1f s", how, key, nb_value, now_s() - t0);
+    }
+}
+
+/* events: what a handler saw (written by the library's thread, read by polling) */
+static volatile int ev_count;
+static volatile pmix_status_t ev_status;
+static pmix_proc_t ev_source;
+static char ev_payload[128];
+static volatile int ab_count;
+static volatile pmix_status_t ab_status;
+static pmix_proc_t ab_source, ab_affected;
+static volatile int ab_has_affected;
+
+static void on_live_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t k;
+    (void) id; (void) results; (void) nresults;
+    if (NULL != source && source->rank != me.rank) {
+        ev_payload[0] = 0;
+        for (k = 0; k < ninfo; k++) {
+            if (PMIX_CHECK_KEY(&info[k], "live.event.payload") && PMIX_STRING == info[k].value.type) {
+                snprintf(ev_payload, sizeof(ev_payload), "%s", info[k].value.data.string);
+            }
+        }
+        ev_status = status;
+        ev_source = *source;
+        ev_count++;
+    }
+    if (NULL != cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void on_any_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                         pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                         pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    size_t k;
+    (void) id; (void) results; (void) nresults;
+    if (LIVE_EVENT != status) {
+        ab_has_affected = 0;
+        for (k = 0; k < ninfo; k++) {
+            if (PMIX_CHECK_KEY(&info[k], PMIX_EVENT_AFFECTED_PROC) && PMIX_PROC == info[k].value.type &&
+                NULL != info[k].value.data.proc) {
+                ab_affected = *info[k].value.data.proc;
+                ab_has_affected = 1;
+            }
+        }
+        if (NULL != source) ab_source = *source;
+        ab_status = status;
+        ab_count++;
+    }
+    if (NULL != cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* event notification: each rank registers a handler, raises LIVE_EVENT with a payload, and
+ * waits (bounded) for the other rank's */
+static void do_event(pmix_rank_t peer)
+{
+    pmix_status_t code = LIVE_EVENT, rc;
+    pmix_info_t payload;
+    char text[96], want[96];
+    double t0;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_live_event, NULL, NULL);
+    if (rc < 0) {
+        op("event-notify", rc, "PMIx_Register_event_handler refused");
+        return;
+    }
+    rc = fence_nodata(); /* both handlers are registered before either raises */
+    if (PMIX_SUCCESS != rc) {
+        op("event-notify", rc, "fence without data (after registering) failed");
+        return;
+    }
+    snprintf(text, sizeof(text), "event of rank %u", me.rank);
+    snprintf(want, sizeof(want), "event of rank %u", peer);
+    PMIX_INFO_LOAD(&payload, "live.event.payload", text, PMIX_STRING);
+    t0 = now_s();
+    rc = PMIx_Notify_event(LIVE_EVENT, &me, PMIX_RANGE_NAMESPACE, &payload, 1, NULL, NULL);
+    if (PMIX_SUCCESS != rc && PMIX_OPERATION_SUCCEEDED != rc) {
+        op("event-notify", rc, "PMIx_Notify_event refused");
+        return;
+    }
+    while (0 == ev_count && now_s() - t0 < EVENT_WAIT) sleep_s(0.01);
+    if (0 == ev_count) {
+        op("event-notify", PMIX_ERR_TIMEOUT, "no event %d from rank %u within %d s", LIVE_EVENT, peer, EVENT_WAIT);
+    } else if (LIVE_EVENT != ev_status || ev_source.rank != peer || 0 != strcmp(ev_payload, want)) {
+        op("event-notify", PMIX_ERR_TYPE_MISMATCH, "value mismatch: got event %d from %s:%u payload \"%s\" want %d from rank %u payload \"%s\"",
+           (int) ev_status, ev_source.nspace, ev_source.rank, ev_payload, LIVE_EVENT, peer, want);
+    } else {
+        op("event-notify", PMIX_SUCCESS, "event %d from rank %u with payload \"%s\" after %.2f s", LIVE_EVENT, peer, ev_payload, now_s() - t0);
+    }
+}
+
+/* PMIx_Abort of one rank (the last) seen by the others: they register a handler for every
+ * event, fence, and wait (bounded) for an event naming that rank; the aborting rank reports
+ * what PMIx_Abort returned and stays up ABORT_LINGER s (no launcher here kills it, and a
+ * lost connection is not an abort notice), then ends without finalize. Returns 1 in the
+ * aborting rank (which must not go on). */
+static int do_abort_seen(uint32_t size)
+{
+    pmix_rank_t last = size ? size - 1 : 0;
+    pmix_status_t rc;
+    double t0;
+    rc = PMIx_Register_event_handler(NULL, 0, NULL, 0, on_any_event, NULL, NULL);
+    if (rc < 0) {
+        op("abort-seen", rc, "PMIx_Register_event_handler (every event) refused");
+        return 0;
+    }
+    rc = fence_nodata();
+    if (PMIX_SUCCESS != rc) {
+        op("abort-seen", rc, "fence without data (after registering) failed");
+        return 0;
+    }
+    if (me.rank == last && 0 != last) {
+        pmix_proc_t self = me;
+        rc = PMIx_Abort(38, "live-client: abort-seen", &self, 1);
+        op("abort-seen", rc, "this rank (%u) called PMIx_Abort(38) for itself: returned; it stays %d s, then ends without finalize",
+           me.rank, ABORT_LINGER);
+        sleep_s(ABORT_LINGER);
+        return 1;
+    }
+    t0 = now_s();
+    while (now_s() - t0 < EVENT_WAIT) {
+        if (ab_count > 0 && (ab_source.rank == last || (ab_has_affected && ab_affected.rank == last))) break;
+        sleep_s(0.01);
+    }
+    if (ab_count > 0 && (ab_source.rank == last || (ab_has_affected && ab_affected.rank == last))) {
+        op("abort-seen", PMIX_SUCCESS, "event %d (%s) from %s:%u%s after rank %u's PMIx_Abort, within %.2f s",
+           (int) ab_status, PMIx_Error_string(ab_status), ab_source.nspace, ab_source.rank,
+           ab_has_affected ? " naming the affected rank" : "", last, now_s() - t0);
+    } else if (ab_count > 0) {
+        op("abort-seen", PMIX_ERR_TIMEOUT, "no event naming rank %u within %d s after its PMIx_Abort (last event seen: %d from %s:%u)",
+           last, EVENT_WAIT, (int) ab_status, ab_source.nspace, ab_source.rank);
+    } else {
+        op("abort-seen", PMIX_ERR_TIMEOUT, "no event within %d s after rank %u's PMIx_Abort", EVENT_WAIT, last);
+    }
+    return 0;
+}
+
+/* the field operations between the put/commit/fence/get round and the allocation */
+static void run_field_ops(uint32_t size)
+{
+    pmix_rank_t peer = (me.rank + 1) % (size ? size : 1);
+    do_job_keys();
+    do_direct_modex(peer);
+    do_qualified(peer);
+    do_refresh(peer);
+    do_wait_commit("get-wait-commit", "live.late", peer, 0);
+    do_wait_commit("get-wait-commit-timeout", "live.late.timeout", peer, 1);
+    do_event(peer);
+}
+
 static int run_client(void)
 {
     pmix_status_t rc;
@@ -391,8 +943,10 @@ static int run_client(void)
         PMIX_VALUE_RELEASE(v);
     }
     (void) yes;
+    run_field_ops(size);
     do_allocate();
     do_query();
+    if (do_abort_seen(size)) return 0;
     rc = PMIx_Finalize(NULL, 0);
     op("finalize", rc, "client finalized");
     return 0;

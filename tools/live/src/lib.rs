@@ -2,7 +2,7 @@
 //! predicted from the bytes and checked against what happens. For maintainers as code; its
 //! reports (`vectors/LIVE.md`, `pmix-wire compat`) are for operators and server vendors.
 //!
-//! * [`ops`]: the closed list of operations a cell runs ([`Op`], [`TypeClass`]);
+//! * [`ops`]: the closed list of operations a cell runs ([`Op`], [`TypeClass`], [`JobKey`]);
 //! * [`observations`]: the shared observations format (`vectors/live/observations.json`);
 //! * [`predict`]: what the byte matrix and the codec's profiles predict per operation;
 //! * [`compare`]: predicted against observed, the explanations table, pair verdicts;
@@ -18,4 +18,4 @@ pub mod svg;
 pub mod tap;
 
 pub use observations::{ClientKind, LiveCell, Observations, OpObservation, Provenance, FORMAT};
-pub use ops::{Op, TypeClass};
+pub use ops::{JobKey, Op, TypeClass};

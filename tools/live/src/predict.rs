@@ -11,7 +11,7 @@
 //! type when any case of it fails; most cases of VALUE and DATA_ARRAY read fine). The evidence
 //! names the MATRIX.md cell, the codec's finding and the quirks about the types.
 
-use crate::ops::{Op, TypeClass};
+use crate::ops::{JobKey, Op, TypeClass};
 use pmix_codec::quirks::QUIRKS;
 use pmix_codec::{BufferKind, Codec, Component, DataType, Item, Kval, Query, Release, Value};
 use pmix_oracle::matrix::Cell;
@@ -99,6 +99,11 @@ fn kval(direction: Direction, what: &'static str, value: Value) -> Payload {
     }
 }
 
+/// A PMIX_TIMEOUT directive of `seconds`.
+fn timeout(seconds: i32) -> Value {
+    Value::info("pmix.timeout", Value::Int(seconds))
+}
+
 fn arg(direction: Direction, what: &'static str, value: Value) -> Payload {
     Payload {
         direction,
@@ -152,7 +157,7 @@ pub fn class_value(class: TypeClass, rank: u32) -> Value {
 /// The job data a server hands a launched client at init (with the hash gds it crosses the
 /// wire as KVALs; a get of job info then reads it locally): what `peer/servers/plain-server.c`
 /// registers (job, universe and local size, local peers, host name, and per rank a
-/// PMIX_PROC_DATA array of rank, local rank, node rank and host name).
+/// PMIX_PROC_DATA array of rank, local rank, node rank, host name and node id).
 fn job_info() -> Vec<Payload> {
     use Direction::ToClient;
     vec![
@@ -168,9 +173,36 @@ fn job_info() -> Vec<Payload> {
                     Value::info("pmix.lrank", Value::Uint16(1)),
                     Value::info("pmix.nrank", Value::Uint16(1)),
                     Value::info("pmix.hname", Value::string("n1")),
+                    Value::info("pmix.nodeid", Value::Uint32(0)),
                 ],
             ),
         ),
+    ]
+}
+
+/// The value a launcher sets for `key` (rank 1 of the plain servers' 2-rank job on one node),
+/// as the client reads it back in a `job-key:<key>` operation.
+pub fn job_key_value(key: JobKey) -> Value {
+    match key {
+        JobKey::JobSize | JobKey::LocalSize | JobKey::UnivSize => Value::Uint32(2),
+        JobKey::LocalPeers => Value::string("0,1"),
+        JobKey::Appnum | JobKey::NodeId => Value::Uint32(0),
+        JobKey::LocalRank => Value::Uint16(1),
+    }
+}
+
+/// A get of another rank's string `value` (`tools/live/live-client.c`'s field operations):
+/// committed by that rank, asked for with `directives`, and answered.
+fn string_get(value: &str, directives: Vec<Value>) -> Vec<Payload> {
+    use Direction::{ToClient, ToServer};
+    vec![
+        kval(ToServer, "committed value", Value::string(value)),
+        arg(
+            ToServer,
+            "get directives",
+            Value::array(DataType::INFO, directives),
+        ),
+        kval(ToClient, "other rank's value", Value::string(value)),
     ]
 }
 
@@ -214,6 +246,80 @@ pub fn payloads(op: Op, client: Option<Release>, tool: bool, component: Componen
                 ),
             ),
             kval(ToClient, "other rank's value", class_value(c, 1)),
+        ],
+        Op::JobKey(k) => vec![kval(ToClient, "launcher's value", job_key_value(k))],
+        Op::GetRankUndef => {
+            let mut v = string_get("undef key of rank 1", vec![timeout(3)]);
+            v.push(arg(
+                ToServer,
+                "proc of rank UNDEF",
+                Value::proc(LIVE_NSPACE, u32::MAX),
+            ));
+            v
+        }
+        Op::GetRankWildcard => {
+            let mut v = string_get("wildcard key of rank 1", vec![timeout(3)]);
+            v.push(arg(
+                ToServer,
+                "proc of rank WILDCARD",
+                Value::proc(LIVE_NSPACE, u32::MAX - 1),
+            ));
+            v
+        }
+        Op::FenceNodataGet => {
+            let mut v = string_get("direct modex of rank 1", vec![timeout(3)]);
+            v.push(arg(
+                ToServer,
+                "fence directives",
+                Value::array(DataType::INFO, vec![timeout(6)]),
+            ));
+            v
+        }
+        Op::QualifiedValues => {
+            let qualified = Value::array(
+                DataType::INFO,
+                vec![
+                    Value::info("live.qual", Value::string("qualified a of rank 1")),
+                    Value::info("live.qual.which", Value::string("a")),
+                ],
+            );
+            vec![
+                kval(ToServer, "qualified value", qualified.clone()),
+                kval(ToClient, "other rank's qualified value", qualified),
+            ]
+        }
+        Op::GetRefreshCache => string_get(
+            "second value of rank 1",
+            vec![
+                timeout(3),
+                Value::info("pmix.get.refresh", Value::Bool(true)),
+            ],
+        ),
+        Op::GetWaitCommit => string_get("late value of rank 1", vec![]),
+        Op::GetWaitCommitTimeout => string_get("late value of rank 1", vec![timeout(10)]),
+        Op::EventNotify => {
+            let payload = Value::array(
+                DataType::INFO,
+                vec![Value::info(
+                    "live.event.payload",
+                    Value::string("event of rank 1"),
+                )],
+            );
+            vec![
+                arg(ToServer, "event status", Value::Status(-3038)),
+                arg(ToServer, "event payload", payload.clone()),
+                arg(ToClient, "event status", Value::Status(-3038)),
+                arg(ToClient, "event payload", payload),
+            ]
+        }
+        Op::AbortSeen => vec![
+            arg(ToServer, "abort status", Value::Int(38)),
+            arg(
+                ToServer,
+                "abort message",
+                Value::string("live-client: abort-seen"),
+            ),
+            arg(ToServer, "aborted proc", Value::proc(LIVE_NSPACE, 1)),
         ],
         Op::AllocationInherit => vec![
             arg(ToServer, "allocation directive", Value::AllocDirective(1)),

@@ -1,12 +1,15 @@
 //! The live observations format (`tools/live/src/`): op names, the runner's `OP` lines and
 //! the JSON file shared with `tools/live-matrix.sh`.
 
-use pmix_live::{ClientKind, Observations, Op, OpObservation, TypeClass};
+use pmix_live::{ClientKind, JobKey, Observations, Op, OpObservation, TypeClass};
 
 #[test]
 fn every_op_name_reads_back_as_itself() {
     let all = Op::all();
-    assert_eq!(all.len(), 5 + TypeClass::ALL.len());
+    // 5 of before, 9 new with a name of their own (abort-seen too), one per class and job key
+    assert_eq!(all.len(), 5 + 9 + TypeClass::ALL.len() + JobKey::ALL.len());
+    let names: std::collections::BTreeSet<String> = all.iter().map(|o| o.as_str()).collect();
+    assert_eq!(names.len(), all.len(), "two ops share a name");
     for op in all {
         assert_eq!(Op::parse(&op.as_str()), Ok(op), "{op}");
     }
@@ -14,6 +17,59 @@ fn every_op_name_reads_back_as_itself() {
         Op::parse("put-commit-fence-get:flex-size"),
         Ok(Op::PutCommitFenceGet(TypeClass::FlexSize))
     );
+    assert_eq!(
+        Op::parse("job-key:local-peers"),
+        Ok(Op::JobKey(JobKey::LocalPeers))
+    );
+    assert_eq!(Op::parse("get-rank-undef"), Ok(Op::GetRankUndef));
+    assert_eq!(Op::parse("abort-seen"), Ok(Op::AbortSeen));
+}
+
+#[test]
+fn the_field_ops_run_after_the_round_and_abort_seen_just_before_finalize() {
+    let all = Op::all();
+    let at = |op: Op| all.iter().position(|o| *o == op).unwrap();
+    let field = Op::field();
+    assert_eq!(field.len(), 8 + JobKey::ALL.len());
+    assert!(field.iter().all(|o| o.is_field()));
+    assert!(Op::AbortSeen.is_field() && !Op::Finalize.is_field() && !Op::Init.is_field());
+    // the field block sits right after the last put/commit/fence/get, in its own order
+    let first = at(field[0]);
+    assert_eq!(first, at(Op::PutCommitFenceGet(TypeClass::Value)) + 1);
+    assert_eq!(all[first..first + field.len()], field[..]);
+    // the aborting rank ends at abort-seen: it must be the last op before finalize
+    assert_eq!(at(Op::AbortSeen) + 1, at(Op::Finalize));
+    assert_eq!(all.last(), Some(&Op::Finalize));
+    // the order of before, without the field ops, is unchanged
+    let before: Vec<Op> = all.iter().copied().filter(|o| !o.is_field()).collect();
+    let mut expected = vec![Op::Init, Op::GetJobInfo];
+    expected.extend(TypeClass::ALL.map(Op::PutCommitFenceGet));
+    expected.extend([Op::AllocationInherit, Op::Query, Op::Finalize]);
+    assert_eq!(before, expected);
+}
+
+#[test]
+fn the_assembler_lists_the_ops_in_the_same_order() {
+    // tools/live/assemble.py's CLIENT_OPS is the run order the cells are assembled in
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sys; sys.path.insert(0, {:?}); import assemble; print(' '.join(assemble.CLIENT_OPS)); print(' '.join(assemble.ABORTING_RANK_OPS))",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let ops: Vec<String> = Op::all().iter().map(|o| o.as_str()).collect();
+    assert_eq!(lines.next().unwrap(), ops.join(" "));
+    // rank 1 is given every op up to abort-seen, not finalize
+    assert_eq!(lines.next().unwrap(), ops[..ops.len() - 1].join(" "));
 }
 
 #[test]
@@ -25,6 +81,10 @@ fn unknown_op_names_are_refused_with_the_known_list() {
         "put-commit-fence-get:",
         "put-commit-fence-get:complex",
         "get:int",
+        "job-key",
+        "job-key:",
+        "job-key:pmix.job.size",
+        "abort",
     ] {
         let e = Op::parse(bad).unwrap_err();
         assert!(e.contains("unknown"), "{bad}: {e}");
@@ -32,6 +92,10 @@ fn unknown_op_names_are_refused_with_the_known_list() {
     assert!(Op::parse("put-commit-fence-get:nope")
         .unwrap_err()
         .contains("info-array"));
+    assert!(Op::parse("job-key:nope")
+        .unwrap_err()
+        .contains("local-rank"));
+    assert!(Op::parse("nope").unwrap_err().contains("abort-seen"));
 }
 
 #[test]

@@ -48,11 +48,16 @@ fn every_client_release_met_every_server() {
 #[test]
 fn ops_are_the_closed_list_in_the_order_a_cell_runs_them() {
     let order = Op::all();
+    // cells recorded before the field operations (issue 38 item 3) existed ran the order
+    // without them: such a cell was not asked them, it did not stop before them
+    let before_field: Vec<Op> = order.iter().copied().filter(|o| !o.is_field()).collect();
     let tool_order = [Op::Init, Op::Query, Op::AllocationInherit, Op::Finalize];
     for c in &observations().cells {
         let ops: Vec<Op> = c.ops.iter().map(|o| o.op).collect();
+        let has_field = ops.iter().any(|o| o.is_field());
         let expected: Vec<Op> = match c.client_kind {
-            ClientKind::Client => order.clone(),
+            ClientKind::Client if has_field => order.clone(),
+            ClientKind::Client => before_field.clone(),
             ClientKind::Tool => tool_order.to_vec(),
         };
         // a cell lists a prefix of its operations: those it reached
