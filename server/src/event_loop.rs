@@ -14,7 +14,7 @@
 
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pmix_ptl::accept::MAX_CONNECT_BODY;
@@ -24,8 +24,10 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use rustix::net::{recv, RecvFlags};
 
-use crate::handlers::{handle, tool_left, Peer};
-use crate::outgoing::Waker;
+use crate::handlers::{handle, tool_left};
+use crate::handshake::admit;
+use crate::peer::Peer;
+pub use crate::shared::EventLoop;
 use crate::shared::Shared;
 
 /// A peer with this many reply bytes waiting is not read until they drain below it.
@@ -38,32 +40,6 @@ const READ_CHUNK: usize = 64 << 10;
 /// [`crate::Config::max_buffered`]: small requests are never refused for what other
 /// connections hold.
 pub const FREE_PER_CONN: usize = 2 * READ_CHUNK;
-
-/// What the listener and the writers share with the loop.
-pub struct EventLoop {
-    /// Wakes the loop (new connections, replies waiting, stop).
-    pub waker: Arc<Waker>,
-    accepted: Mutex<Vec<(TcpStream, u32)>>,
-}
-
-impl EventLoop {
-    /// A loop with nothing to serve yet.
-    pub fn new() -> std::io::Result<EventLoop> {
-        Ok(EventLoop {
-            waker: Arc::new(Waker::new()?),
-            accepted: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// Hand an accepted connection (id `conn`) to the loop.
-    pub fn adopt(&self, stream: TcpStream, conn: u32) {
-        self.accepted
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((stream, conn));
-        self.waker.wake();
-    }
-}
 
 enum Phase {
     /// Waiting for the connect message until the deadline.
@@ -102,14 +78,7 @@ pub fn run(sh: Arc<Shared>) {
     // input bytes held beyond each connection's free allowance, across connections
     let mut buffered = 0usize;
     loop {
-        let accepted = std::mem::take(
-            &mut *sh
-                .event_loop
-                .accepted
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
-        for (stream, id) in accepted {
+        for (stream, id) in sh.event_loop.take_accepted() {
             stream.set_nodelay(true).ok();
             // only the connect reply is written blocking (a few bytes to a fresh socket)
             stream.set_write_timeout(Some(Duration::from_secs(30))).ok();
@@ -301,7 +270,7 @@ fn answer(sh: &Arc<Shared>, c: &mut Conn) -> bool {
         let (hdr, body) = (&rest[..HEADER_LEN], &rest[HEADER_LEN..end]);
         used += end;
         match &c.phase {
-            Phase::Connecting(_) => match crate::server::admit(sh, &c.stream, c.id, hdr, body) {
+            Phase::Connecting(_) => match admit(sh, &c.stream, c.id, hdr, body) {
                 Some(peer) => c.phase = Phase::Serving(Box::new(peer)),
                 None => break false,
             },

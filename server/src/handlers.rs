@@ -20,134 +20,21 @@
 //! A tool (or scheduler) may send REQ (answered with its nspace and no data), REGEVENTS, DEREGEVENTS, the host's commands and FINALIZE;
 //! anything else from a tool is answered `PMIX_ERR_NOT_SUPPORTED`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pmix_codec::{Codec, DataType, Info, Kval, Status, Unpacker, Value};
 
-use crate::host::{Caller, CallerKind};
+use crate::host::CallerKind;
+use crate::job::{RANK_UNDEF, RANK_WILDCARD};
+pub use crate::peer::{cmd, Peer};
+use crate::peer::{count, infos, one, procs, R};
 use crate::requests::{host_request, is_host_command};
 use crate::shared::Shared;
-use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo, State, Writer};
-
-/// `pmix_cmd_t` values a client sends (`src/include/pmix_globals.h`).
-pub mod cmd {
-    pub use pmix_ptl::command::cmd::*;
-    /// `PMIX_ABORT_CMD`.
-    pub const ABORT: u8 = 1;
-    /// `PMIX_COMMIT_CMD`.
-    pub const COMMIT: u8 = 2;
-    /// `PMIX_FENCENB_CMD`.
-    pub const FENCENB: u8 = 3;
-    /// `PMIX_GETNB_CMD`.
-    pub const GETNB: u8 = 4;
-    /// `PMIX_DEREGEVENTS_CMD` (no answer).
-    pub const DEREGEVENTS: u8 = 14;
-}
-
-/// A connected peer.
-pub struct Peer {
-    /// Connection id.
-    pub conn: u32,
-    /// Its rank, for a client (tools have none in the job).
-    pub rank: Option<u32>,
-    /// The codec of its component and release.
-    pub codec: Codec,
-    /// The version string it sent.
-    pub version: String,
-    /// Who it is, as the host sees it.
-    pub caller: Caller,
-    /// Its job's state, for a client.
-    pub state: Option<Arc<Mutex<State>>>,
-    writer: Writer,
-    finalized: AtomicBool,
-}
-
-impl Peer {
-    /// A client of the job whose state is `state`, after its handshake.
-    pub fn client(
-        conn: u32,
-        caller: Caller,
-        state: Arc<Mutex<State>>,
-        codec: Codec,
-        version: String,
-        writer: Writer,
-    ) -> Peer {
-        Peer {
-            conn,
-            rank: Some(caller.rank),
-            codec,
-            version,
-            caller,
-            state: Some(state),
-            writer,
-            finalized: AtomicBool::new(false),
-        }
-    }
-
-    /// A tool (or scheduler) after its handshake.
-    pub fn tool(conn: u32, caller: Caller, codec: Codec, version: String, writer: Writer) -> Peer {
-        Peer {
-            conn,
-            rank: None,
-            codec,
-            version,
-            caller,
-            state: None,
-            writer,
-            finalized: AtomicBool::new(false),
-        }
-    }
-
-    /// Where to send it something unrequested (an event: tag 0).
-    pub fn events_to(&self) -> ReplyTo {
-        self.to(0)
-    }
-
-    /// The writing half of its connection.
-    pub fn writer(&self) -> &Writer {
-        &self.writer
-    }
-
-    /// It sent FINALIZE.
-    pub fn finalized(&self) -> bool {
-        self.finalized.load(Ordering::SeqCst)
-    }
-
-    fn to(&self, tag: u32) -> ReplyTo {
-        ReplyTo {
-            writer: self.writer.clone(),
-            conn: self.conn,
-            codec: self.codec,
-            tag,
-        }
-    }
-}
-
-type R<T> = Result<T, String>;
+use crate::spawn::settle;
+use crate::state::{status_payload, AbortRecord, Outbox, ReplyTo};
 
 /// `PMIX_REMOTE` (`pmix_scope_t`).
 const SCOPE_REMOTE: u8 = 2;
-
-pub(crate) fn one(u: &mut Unpacker<'_>, ty: DataType) -> R<Value> {
-    u.unpack(ty, 1)
-        .map_err(|e| e.to_string())?
-        .values
-        .pop()
-        .ok_or_else(|| format!("no {ty:?} value"))
-}
-
-/// A `size_t` count, refused when it exceeds the bytes left (every element takes one).
-pub(crate) fn count(u: &mut Unpacker<'_>) -> R<usize> {
-    match one(u, DataType::SIZE)? {
-        Value::Size(n) if n <= u.remaining() as u64 => Ok(n as usize),
-        Value::Size(n) => Err(format!(
-            "count {n} exceeds the {} bytes left",
-            u.remaining()
-        )),
-        v => Err(format!("count: {v:?}")),
-    }
-}
 
 fn text(v: Value) -> R<String> {
     match v {
@@ -155,38 +42,6 @@ fn text(v: Value) -> R<String> {
         Value::String(None) => Ok(String::new()),
         v => Err(format!("expected a string, got {v:?}")),
     }
-}
-
-pub(crate) fn procs(u: &mut Unpacker<'_>) -> R<Vec<(String, u32)>> {
-    let n = count(u)?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    u.unpack(DataType::PROC, n)
-        .map_err(|e| e.to_string())?
-        .values
-        .into_iter()
-        .map(|v| match v {
-            Value::Proc(p) => Ok((p.nspace.as_str().unwrap_or_default().to_string(), p.rank)),
-            v => Err(format!("expected a PROC, got {v:?}")),
-        })
-        .collect()
-}
-
-pub(crate) fn infos(u: &mut Unpacker<'_>) -> R<Vec<Info>> {
-    let n = count(u)?;
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    Ok(u.unpack(DataType::INFO, n)
-        .map_err(|e| e.to_string())?
-        .values
-        .into_iter()
-        .filter_map(|v| match v {
-            Value::Info(i) => Some(*i),
-            _ => None,
-        })
-        .collect())
 }
 
 /// What a COMMIT carries: per scope (`pmix_scope_t`) a BUFFER of KVALs. Returns the
@@ -274,7 +129,7 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
                     .map_err(|e| e.to_string())?,
             )]),
             cmd::FINALIZE => {
-                if !peer.finalized.swap(true, Ordering::SeqCst) {
+                if !peer.finalize() {
                     tool_left(sh, peer);
                 }
                 status(Status(0))
@@ -346,20 +201,20 @@ fn dispatch(sh: &Arc<Shared>, peer: &Peer, to: ReplyTo, payload: &[u8]) -> R<Out
                 _ => Some(text(one(&mut u, DataType::STRING)?)?).filter(|k| !k.is_empty()),
             };
             let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
-            let level = [crate::job::RANK_WILDCARD, crate::job::RANK_UNDEF].contains(&target);
+            let level = [RANK_WILDCARD, RANK_UNDEF].contains(&target);
             if nspace == st.job.nspace && level {
                 if let Some(k) = key.as_deref() {
                     return Ok(vec![(to.clone(), st.level_get(codec, target, k))]);
                 }
             }
-            if nspace != st.job.nspace || target == crate::job::RANK_WILDCARD {
+            if nspace != st.job.nspace || target == RANK_WILDCARD {
                 // all of the job-level data went out with the REQ reply
                 return status(Status::ERR_NOT_FOUND);
             }
             Ok(st.get(target, key, flag(&infos, "pmix.immediate"), to))
         }
         cmd::FINALIZE => {
-            peer.finalized.store(true, Ordering::SeqCst);
+            peer.finalize();
             {
                 let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
                 st.ranks.entry(rank).or_default().finalized = true;
@@ -380,5 +235,5 @@ pub fn tool_left(sh: &Shared, peer: &Peer) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .tool_left(&peer.caller);
-    crate::requests::settle(sh);
+    settle(sh);
 }

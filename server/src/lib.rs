@@ -12,13 +12,19 @@
 //! ([`host::model::ModelHost`]); a spawn it grants starts real processes, clients of this
 //! server in a job of their own ([`spawn`]).
 //!
-//! Layout: [`job`] (the job and the REQ reply), [`state`] (commits, fences, waiting gets),
-//! [`handlers`] (one function per command), [`requests`] (the commands the host answers),
-//! [`host`] (the host trait and the model host), [`spawn`] (spawned jobs' processes),
-//! [`server`] (listener, handshake), [`event_loop`] (one thread reading and answering every
-//! connection), [`outgoing`] (each connection's non-blocking, bounded writing half),
-//! [`launch`] (environment and children), [`psec`] (the security modules offered), [`record`] (conversation vectors). The wire itself comes from `pmix-ptl` and
-//! `pmix-codec`.
+//! Layout, in layers that import downward only (no two files import each other, even
+//! through others), from the top: [`launch`] (the server's own job and its children),
+//! [`server`] (listener, URI files, stop), [`event_loop`] (one thread reading and
+//! answering every connection), [`handshake`] (the connect message), [`handlers`] (one
+//! function per command), [`requests`] (the commands the host answers), [`spawn`]
+//! (spawned jobs' processes, and settling what the host ended), [`notify`] (the host's
+//! events to their processes), [`record`] (conversation vectors), [`peer`] (a connected
+//! peer and the argument readers), [`shared`] (configuration, state, transcript, the
+//! event loop's inbox), [`process`] (a client process's environment, command and kill),
+//! [`state`] (commits, fences, waiting gets), [`outgoing`] (each connection's
+//! non-blocking, bounded writing half), [`host`] (the host trait and the model host),
+//! [`psec`] (the security modules offered), [`job`] (the job and the REQ reply). The wire
+//! itself comes from `pmix-ptl` and `pmix-codec`.
 //!
 //! ## Bounds under hostile peers
 //!
@@ -42,10 +48,14 @@
 
 pub mod event_loop;
 pub mod handlers;
+pub mod handshake;
 pub mod host;
 pub mod job;
 pub mod launch;
+pub mod notify;
 pub mod outgoing;
+pub mod peer;
+pub mod process;
 pub mod psec;
 pub mod record;
 pub mod requests;

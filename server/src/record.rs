@@ -16,7 +16,7 @@ use pmix_ptl::frame::{Header, HEADER_LEN};
 use pmix_ptl::transcript::Direction;
 use serde_json::{json, Value as J};
 
-use crate::handlers::cmd;
+use crate::peer::cmd;
 use crate::shared::Logged;
 
 fn one(u: &mut Unpacker<'_>, ty: DataType, out: &mut Vec<Item>) -> Option<pmix_codec::Value> {

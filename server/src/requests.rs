@@ -2,7 +2,7 @@
 //! alike: each is read in the order the OpenPMIx client library packs it (the same layout
 //! `pmix_ptl::command` writes for the native tool), and answered with what the host decides:
 //! the events the host raised are delivered before the answer, and after it [`settle`]
-//! kills the processes of the jobs the host ended.
+//! kills the processes of the jobs the host ended ([`crate::spawn`]).
 //!
 //! | command | code | arguments after `pmix_cmd_t` | answer |
 //! |---|---|---|---|
@@ -24,11 +24,12 @@ use std::sync::Arc;
 use pmix_codec::{App, Codec, DataType, Info, Item, Query, Status, Unpacker, Value};
 use pmix_ptl::command::cmd;
 
-use crate::handlers::{count, infos, one, procs, Peer};
-use crate::host::{Answer, Notice};
-use crate::job::RANK_WILDCARD;
+use crate::host::Answer;
+use crate::notify::deliver_all;
+use crate::peer::{count, infos, one, procs, Peer};
 use crate::shared::Shared;
-use crate::spawn;
+pub use crate::spawn::settle;
+use crate::spawn::{self, host, settle_sparing};
 use crate::state::{status_payload, Outbox, ReplyTo};
 
 type R<T> = Result<T, String>;
@@ -175,90 +176,4 @@ pub fn host_request(
     sh.flush(vec![(to, payload)]);
     settle_sparing(sh, Some((sh, &caller.nspace)));
     Ok(Vec::new())
-}
-
-/// How long a job that ended itself by its own request keeps running after its answer went
-/// out: killed at once, its process could die before it has read the answer from its socket
-/// (a race the scenario runs hit), where PRRTE's answer always arrives first.
-const REQUESTER_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
-
-fn host(sh: &Shared) -> std::sync::MutexGuard<'_, Box<dyn crate::host::Host>> {
-    sh.host.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// After the host decided something: kill the processes of every spawned job it no longer
-/// runs, and deliver the events it raised.
-pub fn settle(sh: &Shared) {
-    settle_sparing(sh, None)
-}
-
-/// [`settle`], except that the requester's own job, if the host ended it, is killed only
-/// after [`REQUESTER_GRACE`], and only if the host still does not run it then.
-fn settle_sparing(sh: &Shared, requester: Option<(&Arc<Shared>, &str)>) {
-    let (running, notices) = {
-        let mut h = host(sh);
-        (h.running_jobs(), h.take_notices())
-    };
-    if let Some(running) = running {
-        for ns in spawn::live_jobs(sh) {
-            if running.contains(&ns) {
-                continue;
-            }
-            match requester {
-                Some((shared, r)) if r == ns => {
-                    let shared = Arc::clone(shared);
-                    std::thread::spawn(move || {
-                        std::thread::sleep(REQUESTER_GRACE);
-                        let still = host(&shared).running_jobs();
-                        if still.is_some_and(|r| !r.contains(&ns)) {
-                            spawn::kill(&shared, &ns);
-                        }
-                    });
-                }
-                _ => spawn::kill(sh, &ns),
-            }
-        }
-    }
-    deliver_all(sh, &notices);
-}
-
-fn deliver_all(sh: &Shared, notices: &[Notice]) {
-    for n in notices {
-        deliver(sh, n);
-    }
-}
-
-/// Send `n` to its process (every connected rank of its namespace for the wildcard); a
-/// process not connected misses it.
-fn deliver(sh: &Shared, n: &Notice) {
-    let targets: Vec<ReplyTo> = sh
-        .peers
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .filter(|((ns, r), _)| *ns == n.to.0 && (n.to.1 == RANK_WILDCARD || *r == n.to.1))
-        .map(|(_, to)| to.clone())
-        .collect();
-    let mut out = Outbox::new();
-    for to in targets {
-        let mut items = vec![
-            Item::one(Value::Command(cmd::NOTIFY)),
-            Item::one(Value::Status(n.status)),
-            Item::one(Value::proc(&n.source.0, n.source.1)),
-            Item::one(Value::Size(n.infos.len() as u64)),
-        ];
-        if !n.infos.is_empty() {
-            items.push(Item::new(
-                DataType::INFO,
-                n.infos
-                    .iter()
-                    .map(|i| Value::Info(Box::new(i.clone())))
-                    .collect(),
-            ));
-        }
-        if let Ok(p) = to.codec.encode(&items) {
-            out.push((to, p));
-        }
-    }
-    sh.flush(out);
 }

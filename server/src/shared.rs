@@ -1,8 +1,9 @@
-//! What the listener and the request handlers share: the configuration, the state behind
-//! its lock, and the bounded transcript. Its own module so that the handlers and the
-//! listener both depend on it, not on each other.
+//! What the listener, the event loop and the request handlers share: the configuration,
+//! the state behind its lock, the bounded transcript, and the event loop's inbox
+//! ([`EventLoop`]). Its own module so that they all depend on it, not on each other.
 
 use std::collections::BTreeMap;
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -13,8 +14,9 @@ use pmix_ptl::transcript::{Direction, Exchange};
 
 use crate::host::Host;
 use crate::job::Job;
+use crate::outgoing::Waker;
+use crate::process::LaunchedJob;
 use crate::psec::Psec;
-use crate::spawn::LaunchedJob;
 use crate::state::{send, Outbox, ReplyTo, State};
 
 /// How the server behaves.
@@ -126,7 +128,7 @@ pub struct Shared {
     pub(crate) tools: AtomicUsize,
     pub(crate) stop: AtomicBool,
     /// The thread that serves every connection.
-    pub(crate) event_loop: crate::event_loop::EventLoop,
+    pub(crate) event_loop: EventLoop,
 }
 
 impl Shared {
@@ -171,5 +173,37 @@ impl Shared {
             }
             let _ = send(&to, &payload);
         }
+    }
+}
+
+/// What the listener and the writers share with the event loop ([`crate::event_loop`]):
+/// the connections accepted and not yet served, and the waker.
+pub struct EventLoop {
+    /// Wakes the loop (new connections, replies waiting, stop).
+    pub waker: Arc<Waker>,
+    accepted: Mutex<Vec<(TcpStream, u32)>>,
+}
+
+impl EventLoop {
+    /// A loop with nothing to serve yet.
+    pub fn new() -> std::io::Result<EventLoop> {
+        Ok(EventLoop {
+            waker: Arc::new(Waker::new()?),
+            accepted: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Hand an accepted connection (id `conn`) to the loop.
+    pub fn adopt(&self, stream: TcpStream, conn: u32) {
+        self.accepted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((stream, conn));
+        self.waker.wake();
+    }
+
+    /// The connections adopted since the last call.
+    pub(crate) fn take_accepted(&self) -> Vec<(TcpStream, u32)> {
+        std::mem::take(&mut *self.accepted.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

@@ -2,21 +2,26 @@
 //! client of this server (as `launch` starts the server's own job), its state kept apart
 //! from the other jobs', a thread that notices when every process has ended, and a kill.
 //!
+//! After the host decided something, [`settle`] kills the processes of every spawned job
+//! it no longer runs and delivers the events it raised ([`crate::notify`]).
+//!
 //! The processes' standard output goes to the server's standard error (a server driven
 //! through its standard output, as the conformance bridge does, keeps that clean).
 
 use std::collections::BTreeMap;
 use std::os::fd::AsFd;
 use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use pmix_codec::App;
 
 use crate::host::model::proc_info_of;
-use crate::host::{Grant, ProcTable};
+use crate::host::{Grant, Host, ProcTable};
 use crate::job::Job;
-use crate::launch::{command, environment_for, kill_group, Launch};
+use crate::notify::deliver_all;
+use crate::process::{command, environment_for, kill_group, Launch};
+pub use crate::process::{LaunchedJob, LaunchedProc};
 use crate::shared::Shared;
 use crate::state::State;
 
@@ -24,23 +29,6 @@ use crate::state::State;
 const RUNNING: u8 = 5;
 const CONNECTED: u8 = 6;
 const TERMINATED: u8 = 20;
-
-/// One process of a spawned job.
-pub struct LaunchedProc {
-    /// The (logical) node the host placed it on.
-    pub node: String,
-    /// Its pid (0 when it could not be started).
-    pub pid: i32,
-    child: Option<Child>,
-}
-
-/// A spawned job: its state (as the server's own job has) and its processes, by rank.
-pub struct LaunchedJob {
-    /// What its clients committed, fenced and got.
-    pub state: Arc<Mutex<State>>,
-    /// Its processes, by rank.
-    pub procs: Vec<LaunchedProc>,
-}
 
 fn text(t: &pmix_codec::NullableText) -> Option<String> {
     t.as_ref().and_then(|t| t.as_str()).map(str::to_string)
@@ -121,7 +109,7 @@ fn reap(sh: &Arc<Shared>, nspace: &str) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .job_ended(nspace);
-    crate::requests::settle(sh);
+    settle(sh);
 }
 
 /// Kill every process of `nspace` (the reaper then reports the job ended).
@@ -185,4 +173,50 @@ pub fn kill_all(sh: &Shared) {
     for ns in live_jobs(sh) {
         kill(sh, &ns);
     }
+}
+
+/// How long a job that ended itself by its own request keeps running after its answer went
+/// out: killed at once, its process could die before it has read the answer from its socket
+/// (a race the scenario runs hit), where PRRTE's answer always arrives first.
+const REQUESTER_GRACE: Duration = Duration::from_millis(1500);
+
+/// The host, locked (a poisoned lock still serves).
+pub(crate) fn host(sh: &Shared) -> MutexGuard<'_, Box<dyn Host>> {
+    sh.host.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// After the host decided something: kill the processes of every spawned job it no longer
+/// runs, and deliver the events it raised.
+pub fn settle(sh: &Shared) {
+    settle_sparing(sh, None)
+}
+
+/// [`settle`], except that the requester's own job, if the host ended it, is killed only
+/// after [`REQUESTER_GRACE`], and only if the host still does not run it then.
+pub(crate) fn settle_sparing(sh: &Shared, requester: Option<(&Arc<Shared>, &str)>) {
+    let (running, notices) = {
+        let mut h = host(sh);
+        (h.running_jobs(), h.take_notices())
+    };
+    if let Some(running) = running {
+        for ns in live_jobs(sh) {
+            if running.contains(&ns) {
+                continue;
+            }
+            match requester {
+                Some((shared, r)) if r == ns => {
+                    let shared = Arc::clone(shared);
+                    std::thread::spawn(move || {
+                        std::thread::sleep(REQUESTER_GRACE);
+                        let still = host(&shared).running_jobs();
+                        if still.is_some_and(|r| !r.contains(&ns)) {
+                            kill(&shared, &ns);
+                        }
+                    });
+                }
+                _ => kill(sh, &ns),
+            }
+        }
+    }
+    deliver_all(sh, &notices);
 }

@@ -2,8 +2,7 @@
 //! when `tools/` was split: compat is the CLI's).
 
 use pmix_live::predict::Verdict;
-use pmix_live::report::parse_cell_text;
-use std::collections::BTreeMap;
+use pmix_live::report::{self, parse_cell_text};
 use std::path::PathBuf;
 
 fn vectors() -> PathBuf {
@@ -12,32 +11,6 @@ fn vectors() -> PathBuf {
 
 fn read(name: &str) -> String {
     std::fs::read_to_string(vectors().join(name)).unwrap()
-}
-
-/// The matrix table of LIVE.md: (client, server) -> cell text.
-fn live_md_cells(md: &str) -> BTreeMap<(String, String), String> {
-    let mut lines = md
-        .lines()
-        .skip_while(|l| !l.starts_with("| client \\ server |"));
-    let head: Vec<String> = lines
-        .next()
-        .expect("the matrix table")
-        .split(" | ")
-        .skip(1)
-        .map(|s| s.trim_end_matches(" |").to_string())
-        .collect();
-    lines.next();
-    let mut out = BTreeMap::new();
-    for l in lines.take_while(|l| l.starts_with('|')) {
-        let cols: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
-        for (server, text) in head.iter().zip(&cols[1..]) {
-            out.insert(
-                (cols[0].to_string(), server.clone()),
-                text.replace("\\|", "|"),
-            );
-        }
-    }
-    out
 }
 
 /// Run `pmix-wire compat` and return (exit code, JSON).
@@ -55,7 +28,7 @@ fn compat(args: &[&str]) -> (i32, serde_json::Value) {
 
 #[test]
 fn compat_answers_every_pair_as_live_md_does() {
-    let md = live_md_cells(&read("LIVE.md"));
+    let md = report::matrix_cells(&read("LIVE.md")).expect("the matrix table");
     for ((client, server), text) in &md {
         let (code, j) = compat(&[client, server]);
         let (observed, verdict, failing) = parse_cell_text(text).unwrap();

@@ -394,3 +394,32 @@ pub fn pair_verdict(
             .collect(),
     }
 }
+
+/// The text of one matrix cell: `works`, `fails: op, op`, `differs: op (cell), ...`, or,
+/// when nothing was observed, `predicted works` / `predicted fails: op, ...`.
+pub fn cell_text(p: &PairVerdict) -> String {
+    let prefix = if p.observed.is_some() {
+        ""
+    } else {
+        "predicted "
+    };
+    let failing = p.shown_failing();
+    if failing.is_empty() || p.shown() == Verdict::Works {
+        format!("{prefix}{}", p.shown())
+    } else {
+        format!("{prefix}{}: {}", p.shown(), failing.join(", "))
+    }
+}
+
+/// Parse a cell text back: (observed?, verdict, failing ops). None when it is not one.
+pub fn parse_cell_text(s: &str) -> Option<(bool, Verdict, Vec<String>)> {
+    let (observed, rest) = match s.strip_prefix("predicted ") {
+        Some(r) => (false, r),
+        None => (true, s),
+    };
+    let (v, ops) = match rest.split_once(": ") {
+        Some((v, ops)) => (v, ops.split(", ").map(str::to_string).collect()),
+        None => (rest, vec![]),
+    };
+    Some((observed, Verdict::parse(v)?, ops))
+}

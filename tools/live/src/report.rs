@@ -3,6 +3,9 @@
 //! `vectors/live/MATRIX.json`, `vectors/live/observations.json` (when checked in) and
 //! `vectors/live/explanations.json` by `pmix-vectors live`.
 
+/// The cell texts live in [`crate::compare`] (the SVGs write them too); re-exported here,
+/// where `vectors/LIVE.md` is written.
+pub use crate::compare::{cell_text, parse_cell_text};
 use crate::compare::{
     compare, pair_verdict, unexplained, Explanation, ExplanationKind, Explanations, PairVerdict,
     Row,
@@ -11,6 +14,7 @@ use crate::observations::{LiveCell, Observations};
 use crate::predict::{Predictor, Verdict};
 use pmix_codec::BufferKind;
 use pmix_oracle::matrix::{self, Cell};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The client sides of the matrix, in row order.
@@ -214,37 +218,34 @@ impl Live {
     }
 }
 
-/// The text of one matrix cell: `works`, `fails: op, op`, `differs: op (cell), ...`, or,
-/// when nothing was observed, `predicted works` / `predicted fails: op, ...`.
-pub fn cell_text(p: &PairVerdict) -> String {
-    let prefix = if p.observed.is_some() {
-        ""
-    } else {
-        "predicted "
-    };
-    let failing = p.shown_failing();
-    if failing.is_empty() || p.shown() == Verdict::Works {
-        format!("{prefix}{}", p.shown())
-    } else {
-        format!("{prefix}{}: {}", p.shown(), failing.join(", "))
-    }
-}
-
-/// Parse a cell text back: (observed?, verdict, failing ops). None when it is not one.
-pub fn parse_cell_text(s: &str) -> Option<(bool, Verdict, Vec<String>)> {
-    let (observed, rest) = match s.strip_prefix("predicted ") {
-        Some(r) => (false, r),
-        None => (true, s),
-    };
-    let (v, ops) = match rest.split_once(": ") {
-        Some((v, ops)) => (v, ops.split(", ").map(str::to_string).collect()),
-        None => (rest, vec![]),
-    };
-    Some((observed, Verdict::parse(v)?, ops))
-}
-
 fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")
+}
+
+/// The matrix table of a `vectors/LIVE.md` text, as [`render`] writes it: (client, server)
+/// -> cell text (unescaped; read it with [`parse_cell_text`]). `None` without the table.
+pub fn matrix_cells(md: &str) -> Option<BTreeMap<(String, String), String>> {
+    let mut lines = md
+        .lines()
+        .skip_while(|l| !l.starts_with("| client \\ server |"));
+    let head: Vec<String> = lines
+        .next()?
+        .split(" | ")
+        .skip(1)
+        .map(|s| s.trim_end_matches(" |").to_string())
+        .collect();
+    lines.next();
+    let mut out = BTreeMap::new();
+    for l in lines.take_while(|l| l.starts_with('|')) {
+        let cols: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+        for (server, text) in head.iter().zip(&cols[1..]) {
+            out.insert(
+                (cols[0].to_string(), server.clone()),
+                text.replace("\\|", "|"),
+            );
+        }
+    }
+    Some(out)
 }
 
 /// The whole of `vectors/LIVE.md`.

@@ -4,9 +4,8 @@
 //! column and verdict as `data-` attributes and its full text as `<title>`, so a test can
 //! read the pictures back and hold them to the Markdown.
 
-use crate::compare::PairVerdict;
+use crate::compare::{cell_text, PairVerdict};
 use crate::predict::Verdict;
-use crate::report::cell_text;
 use pmix_codec::Component;
 use pmix_oracle::matrix::Cell;
 use std::collections::BTreeSet;

@@ -66,35 +66,9 @@ fn svg_cells(svg: &str) -> BTreeMap<(String, String), (String, bool, String)> {
     out
 }
 
-/// The matrix table of LIVE.md: (client, server) -> cell text.
-fn live_md_cells(md: &str) -> BTreeMap<(String, String), String> {
-    let mut lines = md
-        .lines()
-        .skip_while(|l| !l.starts_with("| client \\ server |"));
-    let head: Vec<String> = lines
-        .next()
-        .expect("the matrix table")
-        .split(" | ")
-        .skip(1)
-        .map(|s| s.trim_end_matches(" |").to_string())
-        .collect();
-    lines.next();
-    let mut out = BTreeMap::new();
-    for l in lines.take_while(|l| l.starts_with('|')) {
-        let cols: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
-        for (server, text) in head.iter().zip(&cols[1..]) {
-            out.insert(
-                (cols[0].to_string(), server.clone()),
-                text.replace("\\|", "|"),
-            );
-        }
-    }
-    out
-}
-
 #[test]
 fn live_svg_shows_the_cells_of_live_md() {
-    let md = live_md_cells(&read("LIVE.md"));
+    let md = report::matrix_cells(&read("LIVE.md")).expect("the matrix table");
     let svg = svg_cells(&read("LIVE.svg"));
     assert_eq!(
         md.len(),

@@ -30,7 +30,7 @@
 //! * v12 calls of the types it registers no unpacker for that later components read
 //!   (DATA_ARRAY, PROC_INFO, QUERY): bytes a v2+ peer could send, which v12 must refuse.
 
-use super::generator::Gen;
+use super::generator::{Gen, V1_RANKS};
 use pmix_codec::quirks;
 use pmix_codec::*;
 
@@ -307,9 +307,6 @@ fn lying_refused_darrays(g: &mut Gen) {
         );
     }
 }
-
-/// The ranks PMIx 1.x used for WILDCARD and UNDEF (`INT32_MAX - 1`, `INT32_MAX`).
-pub(super) const V1_RANKS: [u32; 2] = [i32::MAX as u32 - 1, i32::MAX as u32];
 
 /// v12 only: a PROC call and a PDATA call whose ranks are the 1.x WILDCARD and UNDEF
 /// numbers. v12 packs a rank unchanged and its unpacker turns those two into today's

@@ -5,7 +5,6 @@ use super::draft::{
     cut_inside_v12_size_tag, items_key, quirks_of, same_items, typeless_darray_before_others,
     types_only, Draft,
 };
-use super::gaps::V1_RANKS;
 use super::judge::{codec_pack, codec_unpack, Judge, Packed, Unpacked};
 use super::progress::Progress;
 use pmix_codec::json;
@@ -537,6 +536,9 @@ impl<'a> Gen<'a> {
         }
     }
 }
+
+/// The ranks PMIx 1.x used for WILDCARD and UNDEF (`INT32_MAX - 1`, `INT32_MAX`).
+pub(super) const V1_RANKS: [u32; 2] = [i32::MAX as u32 - 1, i32::MAX as u32];
 
 /// The quirk of v12's 1.x rank numbers.
 pub(super) const L4: &str = "L4-v12-1x-ranks";
