@@ -72,7 +72,8 @@ def read_run(d, np_, mode):
         _, r, pid = os.path.basename(st).split(".", 2)
         s = open(st).read().strip()
         code = int(s) if s.lstrip("-").isdigit() else None
-        sig = code - 128 if code is not None and code > 128 else None
+        # sh reports a death by signal N as 128+N; above 128+64 it is an exit status
+        sig = code - 128 if code is not None and 128 < code <= 128 + 64 else None
         procs.append({"pmix_rank": r, "pid": int(pid), "exit": None if sig else code, "signal": sig,
                       "checks": mpi_lines(os.path.join(d, "out.%s.%s" % (r, pid))),
                       "output_tail": tail(os.path.join(d, "out.%s.%s" % (r, pid)))})
@@ -117,7 +118,10 @@ def read_run(d, np_, mode):
 
 def judge(run, np_, mode):
     """works only when every launched rank ended with 0, reported every check ok, and
-    the world had the launched size; the first failure found names the verdict."""
+    the world had the launched size; the first failure found names the verdict:
+    fails (a check failed, a rank exited non-zero, the setup failed), hang (timeout),
+    crash (a rank died by a signal), killed (a rank's wrapper was killed with it, so no
+    status: the launcher or the timeout ended it), singleton (size 1 of a 2-rank launch)."""
     procs = run["processes"]
     if run.get("setup_failure"):
         return "fails", run["setup_failure"]
@@ -129,7 +133,7 @@ def judge(run, np_, mode):
             p["pmix_rank"], p["pid"], p["signal"], last_check(p)) for p in sig)
     missing = [p for p in procs if p.get("no_status")]
     if missing:
-        return "crash", "; ".join("rank %s (pid %d) ended without a status (killed with its wrapper) after %s"
+        return "killed", "; ".join("rank %s (pid %d) was killed with its wrapper (no status recorded) after %s"
                                   % (p["pmix_rank"], p["pid"], last_check(p)) for p in missing)
     if len(procs) != np_:
         return "fails", "%d rank processes started, %d launched" % (len(procs), np_)
@@ -173,7 +177,7 @@ def main():
     ap.add_argument("--run", required=True)
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--timeout", type=int, required=True)
-    ap.add_argument("--server")
+    ap.add_argument("--base-env", default="")
     ap.add_argument("--json")
     ap.add_argument("--md")
     ap.add_argument("--ci", action="store_true")
@@ -202,7 +206,8 @@ def main():
             core = next(r for r in runs if r["run"] == "core")
             spawn = next((r for r in runs if r["run"] == "spawn"), None)
             bare = next((r for r in runs if r["run"] == "bare"), None)
-            cell["needs_env"] = core["extra_env"]
+            base = a.base_env.split()
+            cell["needs_env"] = [e for e in core["extra_env"] if e not in base]
             cell["verdict"] = core["verdict"]
             cell["reason"] = core["reason"]
             cell["spawn"] = spawn["verdict"] if spawn else "not run"
@@ -211,6 +216,9 @@ def main():
                 cell["without_env"] = bare["verdict"]
                 cell["without_env_reason"] = bare["reason"]
             cell["linkage"] = linkage
+            note = open(os.path.join(d, "note")).read().strip() if os.path.exists(os.path.join(d, "note")) else ""
+            if note:
+                cell["note"] = note
             cell["runs"] = runs
             cells.append(cell)
 
@@ -233,6 +241,7 @@ def main():
         "timeout_s": a.timeout,
         "pmix_server_revision": server_rev,
         "program": "tools/live/mpi-check.c",
+        "base_env": a.base_env.split(),
         "ompi": [{"ompi": o, "libpmix": p, "where": w} for o, p, w in OMPIS],
         "launchers": [{"launcher": l, "what": w} for l, w in LAUNCHERS],
         "mpich": "Debian's MPICH (bookworm, trixie, sid) does not link libpmix: no row",
@@ -259,7 +268,8 @@ def markdown(doc):
            "A signal, a hang (timeout %d s), a singleton or any failed check is never `works`."
            % (doc["np"], doc["timeout_s"]),
            "",
-           "Debian's MPICH does not link libpmix, so it has no row.",
+           "Debian's MPICH does not link libpmix, so it has no row. "
+           "Every run has `%s` (loopback-only network namespace)." % " ".join(doc["base_env"]),
            ""]
     for title, key in (("MPI program (init, size, allreduce, barrier, finalize)", "verdict"),
                        ("MPI_Comm_spawn of one child", "spawn")):
@@ -291,6 +301,8 @@ def markdown(doc):
                 (" - " + c["without_env_reason"]) if c.get("without_env_reason") else ""))
         else:
             out.append("- needs: nothing beyond what the launcher sets")
+        if c.get("note"):
+            out.append("- note: " + c["note"])
         out.append("- spawn: **%s**%s" % (c["spawn"], (" - " + c["spawn_reason"]) if c.get("spawn_reason") else ""))
         for r in c["runs"]:
             ends = ", ".join("rank %s: %s" % (p["pmix_rank"], ("signal %d" % p["signal"]) if p["signal"] else
