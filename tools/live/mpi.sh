@@ -17,6 +17,8 @@
 #                    checkout, built with `cargo build --release -p pmix-server` if absent)
 #   --timeout S      bound of each run (default 45); a run still going is killed: a hang
 #   --only OMPI      run only the rows of one Open MPI (4.1.4, 5.0.7 or 6.0.0rc2)
+#   --launcher L     run only the cells of one launcher (for trying a cell; the output then
+#                    lacks the other cells, so write it elsewhere with --out)
 #   --keep           keep the run's folder (printed) instead of removing it
 #
 # Open MPI releases (Debian packages; each links its suite's libpmix, checked with ldd):
@@ -30,13 +32,16 @@
 # OpenPMIx server of the matching release, peer/servers/plain-server.c in job mode: it
 # registers the job and writes each rank's environment, and this script starts the ranks
 # with it, as a resource manager does); prterun (PRRTE of the root: 3.0.8 in trixie,
-# 5.0.0rc1 in sid); mpirun (Open MPI's own launcher, the reference); slurm (not run yet).
+# 5.0.0rc1 in sid); mpirun (Open MPI's own launcher, the reference); slurm (srun --mpi=pmix
+# -N 2 -n 2 on the two-node cluster of tools/live/slurm.sh: 22.05.8 for 4.1.4, 24.11.5 for
+# 5.0.7, Open MPI installed into its root; none for 6.0.0rc2).
 # Each cell runs the program as `mpi-check 2` (init, size, allreduce, barrier, finalize)
 # and as `mpi-check 2 spawn` (plus MPI_Comm_spawn of one child), reported apart. Where an
 # Open MPI needs a variable under a launcher it is set (and written down in the JSON), and
 # the cell is also run without it ("bare") to show what happens then.
 #
-# Everything runs in one private network namespace (loopback only) and PID namespace;
+# Everything runs in one private network namespace (loopback only) and PID namespace (the
+# Slurm cells in a nested network namespace that also holds a veth pair, both ends inside);
 # roots are entered in private mount namespaces with /tmp/pmix-live bound at the same
 # path. Needs root. Progress: one line per run on stderr.
 set -euo pipefail
@@ -46,7 +51,7 @@ peers="$repo/tools/peers.sh"
 cache="${PMIX_WIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmix-wire}"
 shared="${PMIX_LIVE_SHARED:-/tmp/pmix-live}"
 out="$repo/vectors/live"
-server="" timeout=45 only="" ci=0 keep=0 inner=0 rundir=""
+server="" timeout=45 only="" ci=0 keep=0 inner=0 rundir="" only_launcher="" veth=0
 NP=2
 # Set for every run: the runs live in a network namespace with loopback only, and Open
 # MPI's TCP BTL leaves loopback out by default. Within one job shared memory carries the
@@ -69,6 +74,8 @@ while [ $# -gt 0 ]; do
     --only) only="${2:?}"; shift 2 ;;
     --keep) keep=1; shift ;;
     --inner) inner=1; rundir="${2:?}"; shift 2 ;;
+    --launcher) only_launcher="${2:?}"; shift 2 ;;
+    --veth) veth=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -81,6 +88,49 @@ mpidir() { echo "$cache/mpi/$(pmix_of "$1")"; }
 prog_of() { case "$1" in 4.1.4) echo "$(mpidir 4.1.4)/mpi-check" ;; *) echo /opt/pmix-wire/mpi/mpi-check ;; esac; }
 rankw_of() { case "$1" in 4.1.4) echo "$(mpidir 4.1.4)/mpi-rank" ;; *) echo /opt/pmix-wire/mpi/mpi-rank ;; esac; }
 enter_of() { echo "$(mpidir "$1")/enter"; }
+# the Slurm (tools/live/slurm.sh) whose mpi/pmix plugin links the same libpmix
+slurm_of() { case "$1" in 4.1.4) echo 22.05.8 ;; 5.0.7) echo 24.11.5 ;; *) echo "" ;; esac; }
+slurm_root() { case "$1" in 22.05.8) echo "$cache/slurm/bookworm" ;; 24.11.5) echo "$cache/slurm/trixie" ;; esac; }
+# a command inside a Slurm root (as slurm.sh does it)
+in_slurm_root() {
+  local r="$1"; shift
+  unshare --mount --fork --kill-child -- sh -c '
+    r="$1"; shift
+    mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" || exit 125
+    exec chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"' sh "$r" "$@"
+}
+# Open MPI and the program inside the Slurm root of OMPI; prints nothing, fails loudly
+prepare_slurm() {
+  local o="$1" v r
+  v="$(slurm_of "$o")"; r="$(slurm_root "$v")"
+  bash "$here/slurm.sh" made "$v" || return 1
+  if ! in_slurm_root "$r" dpkg -s openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
+    say "$o: apt-get install openmpi-bin libopenmpi-dev in the Slurm $v root $r"
+    in_slurm_root "$r" apt-get -o Acquire::Check-Valid-Until=false update -qq >/dev/null
+    in_slurm_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      openmpi-bin libopenmpi-dev >/dev/null || die "installing Open MPI in $r failed"
+  fi
+  mkdir -p "$r/opt/pmix-wire/mpi" "$r/opt/pmix-live-mpi"
+  cp "$here/mpi-check.c" "$r/opt/pmix-wire/mpi/"
+  printf '%s' "$RANKW" >"$r/opt/pmix-wire/mpi/mpi-rank"; chmod +x "$r/opt/pmix-wire/mpi/mpi-rank"
+  in_slurm_root "$r" mpicc -Wall -Werror -O1 -o /opt/pmix-wire/mpi/mpi-check /opt/pmix-wire/mpi/mpi-check.c \
+    || die "$o: building mpi-check in $r failed"
+  in_slurm_root "$r" sh -c 'ompi_info --version | head -n 1' | grep -q "v$o" || die "the Slurm $v root's Open MPI is not $o"
+}
+
+# the rank wrapper: records the rank's environment, output and end
+RANKW='#!/bin/sh
+# mpi-rank DIR PROG ARG...: one rank of tools/live/mpi.sh. Writes DIR/env.R.PID (the
+# PMIX_/OMPI_/PRTE_/SLURM_ variables it was given), DIR/out.R.PID (stdout and stderr) and
+# DIR/status.R.PID (the exit status as sh reports it: 128+N is signal N).
+d="$1"; shift
+r="${PMIX_RANK:-${OMPI_COMM_WORLD_RANK:-x}}"
+env | grep -E "^(PMIX|OMPI|PRTE|SLURM)_" | grep -v "^PMIX_WIRE_" | sort >"$d/env.$r.$$"
+"$@" >"$d/out.$r.$$" 2>&1
+s=$?
+echo "$s" >"$d/status.$r.$$"
+exit "$s"
+'
 
 # ---- preparation (outside the namespaces) ----
 prepare() {
@@ -102,30 +152,17 @@ prepare() {
     bash "$peers" -q make "$rel"
     bash "$peers" -q install "$rel" openmpi-bin libopenmpi-dev
     [ "$ci" = 1 ] || bash "$here/build.sh" "$rel" >/dev/null
-    # the rank wrapper: records the rank's environment, output and end
-    local rankw='#!/bin/sh
-# mpi-rank DIR PROG ARG...: one rank of tools/live/mpi.sh. Writes DIR/env.R.PID (the
-# PMIX_/OMPI_/PRTE_/SLURM_ variables it was given), DIR/out.R.PID (stdout and stderr) and
-# DIR/status.R.PID (the exit status as sh reports it: 128+N is signal N).
-d="$1"; shift
-r="${PMIX_RANK:-${OMPI_COMM_WORLD_RANK:-x}}"
-env | grep -E "^(PMIX|OMPI|PRTE|SLURM)_" | grep -v "^PMIX_WIRE_" | sort >"$d/env.$r.$$"
-"$@" >"$d/out.$r.$$" 2>&1
-s=$?
-echo "$s" >"$d/status.$r.$$"
-exit "$s"
-'
     case "$o" in
       4.1.4)
         mpicc -Wall -Werror -O1 -o "$d/mpi-check" "$here/mpi-check.c" || die "$o: building mpi-check failed"
-        printf '%s' "$rankw" >"$d/mpi-rank"; chmod +x "$d/mpi-rank"
+        printf '%s' "$RANKW" >"$d/mpi-rank"; chmod +x "$d/mpi-rank"
         printf '#!/bin/sh\n# enter: Open MPI 4.1.4 lives on the host (made by tools/live/mpi.sh)\nexec "$@"\n' >"$d/enter"
         ;;
       *)
         r="$(bash "$peers" root "$rel")"
         mkdir -p "$r/opt/pmix-wire/mpi" "$r$shared"
         cp "$here/mpi-check.c" "$r/opt/pmix-wire/mpi/"
-        printf '%s' "$rankw" >"$r/opt/pmix-wire/mpi/mpi-rank"; chmod +x "$r/opt/pmix-wire/mpi/mpi-rank"
+        printf '%s' "$RANKW" >"$r/opt/pmix-wire/mpi/mpi-rank"; chmod +x "$r/opt/pmix-wire/mpi/mpi-rank"
         bash "$peers" run "$rel" -- mpicc -Wall -Werror -O1 -o /opt/pmix-wire/mpi/mpi-check /opt/pmix-wire/mpi/mpi-check.c \
           || die "$o: building mpi-check in $r failed"
         cat >"$d/enter" <<ENTER
@@ -141,6 +178,9 @@ ENTER
     esac
     chmod +x "$d/enter"
     # the PMIx the MPI library really links
+    if [ "$ci" = 0 ] && [ -n "$(slurm_of "$o")" ]; then
+      if prepare_slurm "$o"; then echo "$(slurm_of "$o")" >"$d/slurm"; else rm -f "$d/slurm"; fi
+    fi
     "$d/enter" sh -c 'for f in /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pmix_ext3x.so /usr/lib/x86_64-linux-gnu/libmpi.so.40; do [ -e "$f" ] && ldd "$f" | grep -E "libpmix|libprrte" | sed "s|^|$f: |"; done; ompi_info --version 2>/dev/null | head -n 1' >"$d/linkage" 2>&1 || true
     say "$o: $(tr '\n' ' ' <"$d/linkage")"
   done
@@ -205,6 +245,20 @@ run_cell() {
       env "${extra[@]+"${extra[@]}"}" timeout -k 5 "$timeout" "$enter" "${pre[@]+"${pre[@]}"}" \
         "$launcher" "${opts[@]}" -n "$NP" "$rankw" "$d" "$prog" "${args[@]}" >"$d/launcher.out" 2>&1 || rc=$?
       ;;
+    slurm)
+      # the cluster of this cell runs (started by inner_main); the ranks write into a
+      # folder of the Slurm root that both nodes see (their /tmp are private)
+      local v r hp inner
+      v="$(slurm_of "$o")"; r="$(slurm_root "$v")"; inner="/opt/pmix-live-mpi/$(basename "$rundir")-$o-$(basename "$d")"
+      rm -rf "${r:?}$inner"; mkdir -p "$r$inner"
+      hp="$(awk '$1 == "holder" {print $2}' "$(dirname "$d")/cluster/pids")"
+      cmd="srun --mpi=pmix -N 2 -n $NP mpi-rank DIR mpi-check ${args[*]} (Slurm $v, nodes n1 and n2)"
+      timeout -k 5 "$timeout" nsenter -t "$hp" -m -r -w -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        "${extra[@]+"${extra[@]}"}" srun --mpi=pmix -N 2 -n "$NP" /opt/pmix-wire/mpi/mpi-rank "$inner" \
+        /opt/pmix-wire/mpi/mpi-check "${args[@]}" >"$d/launcher.out" 2>&1 </dev/null || rc=$?
+      cp -r "$r$inner"/. "$d"/ 2>/dev/null || true
+      rm -rf "${r:?}$inner"
+      ;;
   esac
   [ "$rc" = 124 ] && timed=1
   {
@@ -237,7 +291,8 @@ note_of() {
 not_run_reason() {
   case "$1:$2" in
     4.1.4:prterun) echo "no PRRTE on the host: Debian bookworm has no PRRTE package, and the roots' PRRTE (3.0.8, 5.0.0rc1) serves their own libpmix" ;;
-    *:slurm) echo "not wired yet: tools/live/slurm.sh's job step runs environment holders, not a program; left for later" ;;
+    6.0.0rc2:slurm) echo "no Slurm against libpmix 7.0.0rc1 here: tools/live/slurm.sh makes 22.05.8 (libpmix 4.2.2) and 24.11.5 (libpmix 5.0.7)" ;;
+    *:slurm) [ -f "$(mpidir "$1")/slurm" ] || echo "Slurm $(slurm_of "$1") is not made (bash tools/live/slurm.sh make $(slurm_of "$1")), or Open MPI could not be put in its root" ;;
     *) echo "" ;;
   esac
 }
@@ -245,11 +300,25 @@ not_run_reason() {
 inner_main() {
   local o l d e why n=0
   ip link set lo up
+  if [ "$veth" = 1 ]; then
+    # Slurm cells only, in a namespace of their own: slurmctld and slurmd find no address to
+    # bind on a loopback-only host (getaddrinfo with AI_ADDRCONFIG), so this namespace gets
+    # a veth pair whose two ends are both in it (nothing leaves the namespace)
+    ip link add mpia type veth peer name mpib && ip addr add 10.250.0.1/30 dev mpia &&
+      ip addr add 10.250.0.2/30 dev mpib && ip link set mpia up && ip link set mpib up ||
+      say "no veth pair in the Slurm namespace: Slurm will not start"
+  fi
   for o in "${OMPIS[@]}"; do
     [ -n "$only" ] && [ "$o" != "$only" ] && continue
     [ "$ci" = 1 ] && [ "$o" != 4.1.4 ] && continue
     for l in "${LAUNCHERS[@]}"; do
       [ "$ci" = 1 ] && [ "$l" != pmix-server ] && continue
+      [ -n "$only_launcher" ] && [ "$l" != "$only_launcher" ] && continue
+      if [ "$l" = slurm ] && [ "$veth" = 0 ] && [ -z "$(not_run_reason "$o" slurm)" ]; then
+        unshare --net -- bash "${BASH_SOURCE[0]}" --inner "$rundir" --server "$server" --timeout "$timeout" \
+          --only "$o" --launcher slurm --veth
+        continue
+      fi
       d="$rundir/$o/$l"; mkdir -p "$d"
       why="$(not_run_reason "$o" "$l")"
       if [ -n "$why" ]; then
@@ -259,6 +328,13 @@ inner_main() {
       fi
       e="$(needs_env "$o" "$l")"
       note_of "$o" "$l" >"$d/note"
+      if [ "$l" = slurm ]; then
+        if ! bash "$here/slurm.sh" start --slurm "$d/cluster" --version "$(slurm_of "$o")" --timeout 60 >"$d/cluster.log" 2>&1; then
+          echo "Slurm $(slurm_of "$o") did not start: $(tail -n 2 "$d/cluster.log" | tr '\n' ' ')" >"$d/not-run"
+          say "$o x $l: not run ($(cat "$d/not-run"))"
+          continue
+        fi
+      fi
       local modes=(core); [ "$ci" = 1 ] || modes+=(spawn)
       [ -n "$e" ] && modes=(bare "${modes[@]}")
       for m in "${modes[@]}"; do
@@ -267,8 +343,10 @@ inner_main() {
           # shellcheck disable=SC2086
           run_cell "$d/$m" "$l" "$o" "$m" $e
         fi
+        [ "$l" = slurm ] && cp "$(slurm_root "$(slurm_of "$o")")/var/log/slurm/slurmd-n1.log" "$d/$m/slurmd-n1.log" 2>/dev/null
         say "$o x $l ($m): launcher exit $(sed -n 's/^launcher_exit=//p' "$d/$m/meta"), $(cat "$d/$m"/status.* 2>/dev/null | tr '\n' ' ')rank statuses, $(grep -h '^MPI .* fail' "$d/$m"/out.* "$d/$m/launcher.out" 2>/dev/null | wc -l) failed checks"
       done
+      [ "$l" = slurm ] && { bash "$here/slurm.sh" stop --slurm "$d/cluster" >>"$d/cluster.log" 2>&1 || say "$o x slurm: stopping the cluster failed (see $d/cluster.log)"; }
     done
   done
 }
@@ -281,10 +359,10 @@ rm -rf "$rundir"; mkdir -p "$rundir"
 for o in "${OMPIS[@]}"; do
   [ -d "$(mpidir "$o")" ] && mkdir -p "$rundir/$o" && cp "$(mpidir "$o")/linkage" "$rundir/$o/linkage" 2>/dev/null || true
 done
-say "running in $rundir (network: loopback only)"
+say "running in $rundir (network: loopback only; Slurm cells: a namespace of their own with a veth pair inside it)"
 unshare --net --pid --fork --kill-child --mount --mount-proc -- \
   env PMIX_WIRE_CACHE="$cache" bash "${BASH_SOURCE[0]}" --inner "$rundir" --server "$server" --timeout "$timeout" \
-  ${only:+--only "$only"} $([ "$ci" = 1 ] && echo --ci)
+  ${only:+--only "$only"} ${only_launcher:+--launcher "$only_launcher"} $([ "$ci" = 1 ] && echo --ci)
 status=0
 if [ "$ci" = 1 ]; then
   python3 "$here/mpi-report.py" --run "$rundir" --np "$NP" --timeout "$timeout" --ci || status=$?
