@@ -8,6 +8,9 @@
 #   bash tools/peers.sh run RELEASE -- CMD ARG... run a command where that library lives
 #   bash tools/peers.sh root RELEASE              print the root (debootstrap releases) or prefix
 #   bash tools/peers.sh kind RELEASE              print how it is made: system, root or source
+#   bash tools/peers.sh install RELEASE PKG...    apt-get install extra packages where that
+#                                                 release lives (the host for 4.2.2, its root
+#                                                 for 5.0.7 / 7.0.0rc1), e.g. openmpi-bin
 #
 # Releases (the library that is the judge of each codec release profile):
 #   4.2.2     Debian 12 libpmix-dev (the host's own package)           profile 4.2
@@ -318,5 +321,23 @@ case "$cmd" in
       system) exec "$@" ;;
     esac
     ;;
-  *) die "unknown command '$cmd' (valid: list make oracle run root kind)" ;;
+  install)
+    [ $# -ge 2 ] || die "install RELEASE PKG..."
+    rel="$1"; shift
+    is_made "$rel" || die "$rel is not available yet: bash tools/peers.sh make $rel"
+    case "$(kind_of "$rel")" in
+      system) apt_install "$@" ;;
+      root)
+        need_root_user
+        r="$(root_dir "$rel")"; missing=()
+        for p in "$@"; do in_root "$r" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+        [ ${#missing[@]} -eq 0 ] && { say "$rel: ${*} already installed in $r"; exit 0; }
+        say "$rel: apt-get install ${missing[*]} in $r"
+        in_root "$r" apt-get -o Acquire::Check-Valid-Until=false update -qq
+        in_root "$r" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        ;;
+      source) die "$rel is built from source: no package manager to install into" ;;
+    esac
+    ;;
+  *) die "unknown command '$cmd' (valid: list make oracle run root kind install)" ;;
 esac
