@@ -6,10 +6,12 @@
 //! * [`observations`]: the shared observations format (`vectors/live/observations.json`);
 //! * [`predict`]: what the byte matrix and the codec's profiles predict per operation;
 //! * [`compare`]: predicted against observed, the explanations table, pair verdicts;
-//! * [`report`]: `vectors/LIVE.md`; [`svg`]: `vectors/LIVE.svg` and `vectors/MATRIX.svg`.
+//! * [`report`]: `vectors/LIVE.md`; [`svg`]: `vectors/LIVE.svg` and `vectors/MATRIX.svg`;
+//!   [`html`]: `vectors/LIVE.html` (the matrix as a web page, filters and a detail panel).
 //! * [`tap`]: the wire tap every connection of a live cell passes (`pmix-live-tap`).
 
 pub mod compare;
+pub mod html;
 pub mod observations;
 pub mod ops;
 pub mod predict;

@@ -448,6 +448,7 @@ pub fn files(live: &Live) -> Vec<(&'static str, String)> {
             crate::svg::live_svg(&live.clients(), &live.servers(), &pairs),
         ),
         ("MATRIX.svg", crate::svg::matrix_svg(&live.matrix)),
+        ("LIVE.html", crate::html::render(live)),
     ]
 }
 
