@@ -179,6 +179,8 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
             && a.buffer == b.buffer
     };
     let mut convs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // the texts of the operations, each once (many cells see the same texts)
+    let mut strs: Vec<String> = Vec::new();
     let mut out_cells: Vec<Value> = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
         let release = server_release(&cell.server, live.observations.as_ref())
@@ -212,13 +214,14 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
                         .iter()
                         .position(|x| std::ptr::eq(x, e))
                 });
+                let mut intern = |t: &str| intern(&mut strs, t);
                 json!([
-                    r.observed.op.as_str(),
+                    intern(&r.observed.op.as_str()),
                     r.observed.status,
-                    r.observed.status_name,
-                    r.observed.observed,
-                    r.prediction.verdict.as_str(),
-                    class.as_str(),
+                    intern(&r.observed.status_name),
+                    intern(&r.observed.observed),
+                    intern(r.prediction.verdict.as_str()),
+                    intern(class.as_str()),
                     explanation,
                     baseline,
                 ])
@@ -261,8 +264,20 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
         "cells": out_cells,
         "explanations": explanations,
         "conversations": convs,
+        "strs": strs,
         "provenance": provenance,
     })
+}
+
+/// The index of `t` in `strs`, added when new.
+fn intern(strs: &mut Vec<String>, t: &str) -> usize {
+    match strs.iter().position(|x| x == t) {
+        Some(i) => i,
+        None => {
+            strs.push(t.to_string());
+            strs.len() - 1
+        }
+    }
 }
 
 fn pair_value(p: &PairVerdict) -> Value {
@@ -342,6 +357,9 @@ tr.limited td { background: #f3f3f3; }
 
 const SCRIPT: &str = r#"'use strict';
 const D = JSON.parse(document.getElementById('data').textContent);
+// The operations' texts are interned: [op, status, status name, observed, predicted, class,
+// explanation, baseline cells] with the texts as indexes into D.strs.
+for (const c of D.cells) c.ops = c.ops.map(o => [D.strs[o[0]], o[1], D.strs[o[2]], D.strs[o[3]], D.strs[o[4]], D.strs[o[5]], o[6], o[7]]);
 const FILTERS = ['kind', 'component', 'forced', 'buffer', 'gds', 'psec'];
 const filter = {};
 let selected = null;
@@ -370,8 +388,9 @@ function pairCells(ci, si) {
   return D.cells.filter(c => c.c === ci && c.s === si);
 }
 // The word index of a pair under the filters, or null for a prediction (nothing observed).
+// Cells without operations (they could not run) do not count, as in LIVE.md.
 function pairWord(ci, si) {
-  const all = pairCells(ci, si);
+  const all = pairCells(ci, si).filter(c => c.ops.length);
   if (all.length === 0) return null;
   const mine = all.filter(matches);
   return mine.length === 0 ? NOCELL : Math.max(...mine.map(cellWord));
@@ -445,7 +464,7 @@ function show(ci, si) {
   box.append(el('p', {}, mine.length + ' of ' + all.length + ' cells match the filters.'));
   const used = new Set();
   for (const c of mine) {
-    const cw = D.words[cellWord(c)].text;
+    const cw = c.ops.length ? D.words[cellWord(c)].text : 'no operation ran';
     box.append(el('h3', {class: 'cfg'}, c.key + ' — ' + cw + (c.default ? ' (default cell)' : '')));
     if (c.note) box.append(el('p', {class: 'small'}, 'note: ' + c.note));
     const t = el('table', {}, el('tr', {}, ...['operation', 'status', 'observed', 'predicted', 'agrees', 'counts', 'explanation'].map(h => el('th', {}, h))));
