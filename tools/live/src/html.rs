@@ -455,7 +455,9 @@ function show(ci, si) {
   const w = pairWord(ci, si);
   const word = w === null ? D.predicted + ' ' + D.words[p.word].text : D.words[w].text;
   box.append(el('h2', {}, D.clients[ci] + ' × ' + D.servers[si] + ': ', el('span', {class: 'verdict'}, word)));
-  box.append(el('p', {}, 'All cells (as LIVE.md): ' + p.text + '. Predicted from the bytes: ' + p.predicted +
+  box.append(el('details', {}, el('summary', {}, 'All cells, as LIVE.md: ' + (p.observed ? '' : D.predicted + ' ') +
+    D.words[p.word].text + ' (' + p.failing.length + ' failing operations)'), el('p', {}, p.text)));
+  box.append(el('p', {}, 'Predicted from the bytes: ' + p.predicted +
     (p.predicted_failing.length ? ' (' + p.predicted_failing.join(', ') + ')' : '') + '.' +
     (p.not_interop.length ? ' Not interop failures (fail with one release on both sides too, or a server limit): ' + p.not_interop.join(', ') + '.' : '')));
   const all = pairCells(ci, si);
