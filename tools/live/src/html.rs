@@ -247,7 +247,7 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
             "ops": ops,
         }));
     }
-    let pair_values: Vec<Value> = pairs.iter().map(|p| pair_value(p)).collect();
+    let pair_values: Vec<Value> = pairs.iter().map(pair_value).collect();
     let words: Vec<Value> = Word::ALL
         .iter()
         .map(|w| json!({"text": w.as_str(), "class": w.class()}))
