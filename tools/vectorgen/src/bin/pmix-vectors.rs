@@ -55,7 +55,7 @@ enum Cmd {
         #[arg(long = "release", value_name = "RELEASE", value_parser = clap::builder::PossibleValuesParser::new(pmix_oracle::oracle::LIBRARIES))]
         releases: Vec<String>,
     },
-    /// Write vectors/LIVE.md, LIVE.svg and MATRIX.svg from live/MATRIX.json,
+    /// Write vectors/LIVE.md, LIVE.html, LIVE.svg and MATRIX.svg from live/MATRIX.json,
     /// live/observations.json and live/explanations.json (no library needed).
     Live {
         /// Do not write: exit 1 if a file is stale or a disagreement is unexplained.
@@ -219,7 +219,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if check {
                 return Ok(match report::check(&dir) {
                     Ok(()) => {
-                        eprintln!("pmix-vectors: LIVE.md, LIVE.svg and MATRIX.svg are up to date; every disagreement has an entry in live/explanations.json (those of kind `open` are not yet traced to a cause: LIVE.md counts them)");
+                        eprintln!("pmix-vectors: LIVE.md, LIVE.html, LIVE.svg and MATRIX.svg are up to date; every disagreement has an entry in live/explanations.json (those of kind `open` are not yet traced to a cause: LIVE.md counts them)");
                         ExitCode::SUCCESS
                     }
                     Err(problems) => {
