@@ -178,7 +178,9 @@ fn a_click_shows_the_pairs_operations_verdict_and_explanations() {
         .unwrap_or(&failing[0]);
     let dom = dump_dom(&chromium, &format!("click={}|{}", p.client, p.server));
     let at = dom.find("id=\"detail\"").expect("a detail panel");
+    // the panel, up to the data and the script (which hold every text)
     let panel = &dom[at..];
+    let panel = &panel[..panel.find("<script").expect("the script follows the panel")];
     let short: String = panel.chars().take(3000).collect();
     let head = format!(
         "{} × {}: <span class=\"verdict\">{}</span>",
@@ -277,4 +279,27 @@ fn a_filter_recomputes_the_grid_as_live_pair_does() {
         eprintln!("live_html: {f}={v} changes {changed} cells, as Live::pair does");
     }
     assert!(tried >= 2, "no filter changes a cell");
+}
+
+#[test]
+fn a_cell_with_a_recorded_conversation_links_it() {
+    let Some(chromium) = chromium() else { return };
+    let live = Live::load(&vectors()).unwrap();
+    let cells = &live.observations.as_ref().expect("observations").cells;
+    // pmix-peer against PRRTE in v41: tools/prrte/conversations.sh recorded that conversation
+    let rel = "conversations/prrte-5.0.0rc1/v41-non-described.json";
+    assert!(vectors().join(rel).exists(), "{rel} is gone");
+    assert!(cells.iter().any(|c| c.client_release == "pmix-peer"
+        && c.server == "prrte-5.0.0rc1"
+        && c.component == "v41"
+        && c.buffer == "non-described"));
+    let dom = dump_dom(&chromium, "click=pmix-peer|prrte-5.0.0rc1&component=v41");
+    let panel = &dom[dom.find("id=\"detail\"").unwrap()..];
+    let panel = &panel[..panel.find("<script").unwrap()];
+    assert!(panel.contains(&format!("<a href=\"{rel}\">{rel}</a>")));
+    assert!(panel.contains("sent register-events (tag 100)"));
+    assert!(
+        !panel.contains("no capture recorded"),
+        "the v41 cells all have it"
+    );
 }
