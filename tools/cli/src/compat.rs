@@ -11,10 +11,11 @@ use serde_json::json;
 
 use crate::{Failure, KindArg, EXIT_OK, EXIT_PMIX};
 use pmix_codec::{BufferKind, Release};
-use pmix_live::compare::{PairVerdict, Row};
+use pmix_live::compare::{Outcome, PairVerdict, Row};
 use pmix_live::observations::ClientKind;
 use pmix_live::predict::{negotiate, Prediction, Predictor, Verdict};
 use pmix_live::report::{cell_text, server_release, Live, SERVERS};
+use pmix_live::LiveCell;
 
 /// Help text after the options.
 pub const COMPAT_HELP: &str = "\
@@ -124,26 +125,29 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     };
     let rows = live.rows();
     let filtered = a.buffer.is_some() || a.gds.is_some() || a.psec.is_some() || a.tool;
-    let keep = |r: &Row<'_>| {
+    let keep_cell = |c: &LiveCell| {
         a.buffer
-            .is_none_or(|b| r.cell.buffer == BufferKind::from(b).name())
-            && a.gds.as_ref().is_none_or(|g| &r.cell.gds == g)
-            && a.psec.as_ref().is_none_or(|p| &r.cell.psec == p)
-            && (!a.tool || r.cell.client_kind == ClientKind::Tool)
+            .is_none_or(|b| c.buffer == BufferKind::from(b).name())
+            && a.gds.as_ref().is_none_or(|g| &c.gds == g)
+            && a.psec.as_ref().is_none_or(|p| &c.psec == p)
+            && (!a.tool || c.client_kind == ClientKind::Tool)
     };
+    let keep = |r: &Row<'_>| keep_cell(r.cell);
     let pairs: Vec<PairVerdict> = servers
         .iter()
-        .map(|s| live.pair(&rows, &a.client, s, &keep))
+        .map(|s| live.pair(&rows, &a.client, s, &keep_cell))
         .collect();
     let observed: Vec<&PairVerdict> = pairs.iter().filter(|p| p.observed.is_some()).collect();
     let (verdict, source) = match observed.iter().filter_map(|p| p.observed).max() {
         Some(v) => (v, "observed"),
         None => (
-            pairs
-                .iter()
-                .map(|p| p.predicted)
-                .max()
-                .unwrap_or(Verdict::Works),
+            Outcome::from_verdict(
+                pairs
+                    .iter()
+                    .map(|p| p.predicted)
+                    .max()
+                    .unwrap_or(Verdict::Works),
+            ),
             "predicted",
         ),
     };
@@ -161,7 +165,7 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
             "live_cells": pairs.iter().map(|p| json!({
                 "server": p.server,
                 "text": cell_text(p),
-                "observed": p.observed.map(Verdict::as_str),
+                "observed": p.observed.map(Outcome::as_str),
                 "failing": p.observed_failing,
                 "not_interop": p.not_interop,
             })).collect::<Vec<_>>(),
@@ -189,7 +193,7 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
             &failing,
         )?;
     }
-    Ok(if verdict == Verdict::Fails {
+    Ok(if verdict >= Outcome::Fails {
         EXIT_PMIX
     } else {
         EXIT_OK
@@ -292,7 +296,7 @@ fn write_text(
     a: &CompatArgs,
     release: &str,
     component: &str,
-    (verdict, source): (Verdict, &str),
+    (verdict, source): (Outcome, &str),
     pairs: &[PairVerdict],
     failing: &[Failing],
 ) -> std::io::Result<()> {

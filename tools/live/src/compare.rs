@@ -203,6 +203,15 @@ impl Row<'_> {
             })
     }
 
+    /// True when the operation failed because the host does not implement it (an
+    /// explanation of kind `server-limit`).
+    pub fn host_limited(&self) -> bool {
+        !self.observed.ok()
+            && self
+                .explanation
+                .is_some_and(|e| e.kind == ExplanationKind::ServerLimit)
+    }
+
     /// True when the operation failed for this pair (not a server limit).
     pub fn pair_failure(&self) -> bool {
         !self.observed.ok() && !self.server_limited()
@@ -279,6 +288,84 @@ pub fn unexplained<'a>(
     (missing, unused)
 }
 
+/// What a cell or a pair came out as, observed: the predicted [`Verdict`]s plus the two
+/// outcomes only a run can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    /// The harness could not run it (the server did not start, the server does not offer
+    /// the forced component): no verdict.
+    NotRun,
+    /// Nothing failed but what is excused (see [`CellJudgement`]).
+    Works,
+    /// Every default cell works, a cell in another configuration fails or crashes.
+    Differs,
+    /// An operation failed, or the client stopped short of its operations.
+    Fails,
+    /// A process of a default cell was ended by a signal.
+    Crash,
+}
+
+impl Outcome {
+    /// `not run`, `works`, `differs`, `fails` or `crash`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::NotRun => "not run",
+            Outcome::Works => "works",
+            Outcome::Differs => "differs",
+            Outcome::Fails => "fails",
+            Outcome::Crash => "crash",
+        }
+    }
+
+    /// The outcome named `s`.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [
+            Outcome::NotRun,
+            Outcome::Works,
+            Outcome::Differs,
+            Outcome::Fails,
+            Outcome::Crash,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+
+    /// The predicted verdict as an outcome.
+    pub fn from_verdict(v: Verdict) -> Outcome {
+        match v {
+            Verdict::Works => Outcome::Works,
+            Verdict::Differs => Outcome::Differs,
+            Verdict::Fails => Outcome::Fails,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The judgement of one observed cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellJudgement {
+    /// `NotRun`, `Works`, `Fails` or `Crash` (a cell never `Differs`).
+    pub outcome: Outcome,
+    /// What makes it fail: failing operations (`op`), `crash: SIGSEGV in rank0 after init`,
+    /// `stopped after get-job-info (timed out)`.
+    pub failing: Vec<String>,
+    /// Failures excused because they happen the same way (same operation, same status, or
+    /// the same stop) in the same configuration with one release on both sides, or are an
+    /// effect of this machine's deployment.
+    pub not_interop: Vec<String>,
+    /// Operations the host does not implement (explanations of kind `server-limit`).
+    pub host_limited: Vec<String>,
+    /// Operations that succeeded.
+    pub ok_ops: usize,
+    /// Why it did not run, when it did not.
+    pub not_run: Option<String>,
+}
+
 /// The verdict of one (client release, server) pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairVerdict {
@@ -286,19 +373,27 @@ pub struct PairVerdict {
     pub client: String,
     /// The server.
     pub server: String,
-    /// The observed verdict: fails when an operation failed in a base cell
-    /// ([`LiveCell::is_default`]: no forced component, the server's buffer and gds);
-    /// differs when every base cell works but a cell in another
-    /// configuration (forced component, buffer, gds, psec, tool) fails; works otherwise.
-    /// None when no cell of the pair was observed.
-    pub observed: Option<Verdict>,
-    /// The failing operations observed (`op` or `op (cell key)` for other configurations).
+    /// The observed outcome: `crash` when a process of a default cell
+    /// ([`LiveCell::is_default`]) was ended by a signal; `fails` when an operation failed
+    /// (or the client stopped short) in a default cell; `differs` when every default cell
+    /// works but a cell in another configuration (forced component, buffer, gds, psec,
+    /// tool) fails or crashes; `not run` when no cell of the pair could be run; `works`
+    /// otherwise. None when no cell of the pair was tried.
+    pub observed: Option<Outcome>,
+    /// What failed, observed (`op` for a default cell, `op (cell key)` for another
+    /// configuration; crashes as `crash: ...`, early stops as `stopped ...`).
     pub observed_failing: Vec<String>,
     /// The operations observed (or, unobserved, predicted) to fail that are not the pair's
-    /// fault: they fail with one release on both sides too (the server's own release against
-    /// it, or the client against its own release's plain server), or an explanation calls
-    /// them a server limit.
+    /// fault: they fail the same way in the same configuration with one release on both
+    /// sides, or are an effect of this machine's deployment.
     pub not_interop: Vec<String>,
+    /// The operations the host does not implement (explanations of kind `server-limit`).
+    pub host_limited: Vec<String>,
+    /// The cells of the pair that could not be run, each `cell key: reason`.
+    pub not_run: Vec<String>,
+    /// What failed, per setup: None for the default cells, else the cell key; each with
+    /// the outcome of its worst cell and what failed there.
+    pub setups: Vec<(Option<String>, Outcome, Vec<String>)>,
     /// The predicted verdict (default negotiation, a launched client).
     pub predicted: Verdict,
     /// The operations predicted to fail.
@@ -306,9 +401,10 @@ pub struct PairVerdict {
 }
 
 impl PairVerdict {
-    /// The verdict shown: the observed one, else the predicted one.
-    pub fn shown(&self) -> Verdict {
-        self.observed.unwrap_or(self.predicted)
+    /// The outcome shown: the observed one, else the predicted one.
+    pub fn shown(&self) -> Outcome {
+        self.observed
+            .unwrap_or_else(|| Outcome::from_verdict(self.predicted))
     }
 
     /// The failing operations shown with it.
@@ -321,53 +417,78 @@ impl PairVerdict {
     }
 }
 
-/// The verdict of the pair (`client`, `server`) from its rows (already filtered to the
-/// cells that count) and its predictions. `baseline(row)`: the row's failure also happens
-/// with one release on both sides. `predicted_baseline`: the operations predicted to fail
-/// with one release on both sides.
+/// The verdict of the pair (`client`, `server`) from the judgements of its cells (already
+/// filtered to the cells that count), its predictions, and the operations predicted to
+/// fail with one release on both sides.
 pub fn pair_verdict(
     client: &str,
     server: &str,
-    rows: &[&Row<'_>],
-    baseline: &dyn Fn(&Row<'_>) -> bool,
+    cells: &[(&LiveCell, CellJudgement)],
     predictions: &[Prediction],
     predicted_baseline: &[String],
 ) -> PairVerdict {
-    let mut failing = Vec::new();
-    let mut limited = Vec::new();
-    let mut default_fails = false;
-    let mut other_fails = false;
-    let mut seen = false;
-    for r in rows {
-        seen = true;
-        let name = r.observed.op.as_str();
-        if r.server_limited() || (!r.observed.ok() && baseline(r)) {
-            if !limited.contains(&name) {
-                limited.push(name);
+    let mut failing: Vec<String> = Vec::new();
+    let mut excused: Vec<String> = Vec::new();
+    let mut host: Vec<String> = Vec::new();
+    let mut not_run = Vec::new();
+    let mut setups: Vec<(Option<String>, Outcome, Vec<String>)> = Vec::new();
+    let (mut default_crash, mut default_fails, mut other_fails) = (false, false, false);
+    let mut ran = false;
+    let push = |v: &mut Vec<String>, s: &str| {
+        if !v.iter().any(|x| x == s) {
+            v.push(s.to_string());
+        }
+    };
+    for (cell, j) in cells {
+        for n in &j.not_interop {
+            push(&mut excused, n);
+        }
+        for n in &j.host_limited {
+            push(&mut host, n);
+        }
+        if let Some(why) = &j.not_run {
+            not_run.push(format!("{}: {why}", cell.key()));
+            continue;
+        }
+        ran = true;
+        let default = cell.is_default();
+        match j.outcome {
+            Outcome::Crash if default => default_crash = true,
+            Outcome::Fails if default => default_fails = true,
+            Outcome::Crash | Outcome::Fails => other_fails = true,
+            _ => {}
+        }
+        for f in &j.failing {
+            let label = if default {
+                f.clone()
+            } else {
+                format!("{f} ({})", cell.setup())
+            };
+            push(&mut failing, &label);
+        }
+        if !j.failing.is_empty() {
+            let key = (!default).then(|| cell.setup());
+            match setups.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, o, what)) => {
+                    *o = (*o).max(j.outcome);
+                    for f in &j.failing {
+                        push(what, f);
+                    }
+                }
+                None => setups.push((key, j.outcome, j.failing.clone())),
             }
-            continue;
-        }
-        if !r.pair_failure() {
-            continue;
-        }
-        let default = r.cell.is_default();
-        let label = if default {
-            default_fails = true;
-            name
-        } else {
-            other_fails = true;
-            format!("{name} ({})", r.cell.key())
-        };
-        if !failing.contains(&label) {
-            failing.push(label);
         }
     }
-    let observed = seen.then_some(if default_fails {
-        Verdict::Fails
+    let observed = (!cells.is_empty()).then_some(if !ran {
+        Outcome::NotRun
+    } else if default_crash {
+        Outcome::Crash
+    } else if default_fails {
+        Outcome::Fails
     } else if other_fails {
-        Verdict::Differs
+        Outcome::Differs
     } else {
-        Verdict::Works
+        Outcome::Works
     });
     let interop = |p: &&Prediction| !predicted_baseline.contains(&p.op.as_str());
     let predicted = predictions
@@ -377,14 +498,17 @@ pub fn pair_verdict(
         .max()
         .unwrap_or(Verdict::Works);
     if observed.is_none() {
-        limited = predicted_baseline.to_vec();
+        excused = predicted_baseline.to_vec();
     }
     PairVerdict {
         client: client.to_string(),
         server: server.to_string(),
         observed,
         observed_failing: failing,
-        not_interop: limited,
+        not_interop: excused,
+        host_limited: host,
+        not_run,
+        setups,
         predicted,
         predicted_failing: predictions
             .iter()
