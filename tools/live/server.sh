@@ -5,7 +5,7 @@
 # resource manager's task environment is handed to a process).
 #
 #   bash tools/live/server.sh start SERVER --dir DIR [--np 2] [--timeout 120]
-#       [--dvm DVMDIR] [--slurm SLURMDIR] [--buffer fully]
+#       [--dvm DVMDIR] [--slurm SLURMDIR] [--buffer fully] [--plant refuse-clients]
 #     SERVER is one of
 #       plain-RELEASE    peer/servers/plain-server.c built against RELEASE (4.2.2 5.0.7
 #                        6.0.0 6.1.0 7.0.0rc1) by tools/live/build.sh, in job mode
@@ -17,6 +17,9 @@
 #     --buffer fully (plain servers only): the server is started with
 #       PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC, so it uses and advertises the
 #       fully-described buffer type.
+#     --plant refuse-clients (plain servers only): a fault planted on purpose
+#       (PMIX_PLAIN_PLANT=refuse-clients): the server refuses every client, so every
+#       PMIx_Init fails (tools/live-matrix.sh --plant init-fails).
 #     DIR must lie under the shared folder (PMIX_LIVE_SHARED, default /tmp/pmix-live). Writes
 #       DIR/env.R    rank R's PMIX_* environment, KEY=VALUE lines
 #       DIR/uri      the URI a tool connects to (line 1), when the server takes tools
@@ -34,12 +37,12 @@ shared="${PMIX_LIVE_SHARED:-/tmp/pmix-live}"
 
 say() { echo "live server: $*" >&2; }
 die() { echo "live server: error: $*" >&2; exit 1; }
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 server=""
 if [ "$cmd" = start ]; then server="${1:?start SERVER --dir DIR}"; shift; fi
-dir="" np=2 timeout="" dvm="" slurm="" buffer=""
+dir="" np=2 timeout="" dvm="" slurm="" buffer="" plant=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:?}"; shift 2 ;;
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
     --dvm) dvm="${2:?}"; shift 2 ;;
     --slurm) slurm="${2:?}"; shift 2 ;;
     --buffer) buffer="${2:?}"; shift 2 ;;
+    --plant) plant="${2:?}"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -88,6 +92,7 @@ case "$cmd" in
     case "$dir/" in "$shared"/*) ;; *) die "--dir must lie under $shared (got $dir)" ;; esac
     rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done"
     [ -z "$buffer" ] || case "$server" in plain-*) ;; *) die "--buffer is for plain servers only" ;; esac
+    [ -z "$plant" ] || case "$server:$plant" in plain-*:refuse-clients) ;; *) die "--plant: only refuse-clients, for plain servers" ;; esac
     case "$server" in
       plain-*)
         rel="${server#plain-}"
@@ -99,6 +104,7 @@ case "$cmd" in
           fully) senv=(PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC) ;;
           *) die "--buffer: only 'fully'" ;;
         esac
+        [ -n "$plant" ] && senv+=(PMIX_PLAIN_PLANT="$plant")
         setsid env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
         echo $! >"$dir/pid"
         await_envs ""
