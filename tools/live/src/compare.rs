@@ -81,6 +81,28 @@ pub struct Explanation {
     pub why: String,
     /// The evidence: the upstream source file and function (or our own) that causes it.
     pub evidence: String,
+    /// What an operator can set or do instead, when something helps (e.g.
+    /// `PMIX_MCA_gds=hash on the client`); `pmix-wire compat` prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+}
+
+impl Explanation {
+    /// The first sentence of [`Explanation::why`] (the cause, once, for a person).
+    pub fn cause(&self) -> String {
+        first_sentence(&self.why)
+    }
+}
+
+/// The first sentence of `s` (up to its first `. ` followed by a capital letter, or all).
+pub fn first_sentence(s: &str) -> String {
+    let b = s.as_bytes();
+    for i in 0..b.len().saturating_sub(2) {
+        if b[i] == b'.' && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() {
+            return s[..=i].to_string();
+        }
+    }
+    s.to_string()
 }
 
 fn matches(pattern: &str, s: &str) -> bool {

@@ -35,9 +35,11 @@ impl CellChange {
         match self.was {
             None => false,
             Some((was, was_ok)) => {
-                (was != Outcome::NotRun && now == Outcome::NotRun)
-                    || (now != Outcome::NotRun && rank(now) > rank(was))
-                    || (now != Outcome::NotRun && was != Outcome::NotRun && now_ok < was_ok)
+                let (ran_before, runs_now) = (was != Outcome::NotRun, now != Outcome::NotRun);
+                if !runs_now {
+                    return ran_before;
+                }
+                rank(now) > rank(was) || (ran_before && now_ok < was_ok)
             }
         }
     }
