@@ -144,8 +144,12 @@ if [ -z "$servers" ]; then
     done
   fi
 fi
-say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
-(cd "$repo" && cargo build -q --release -p pmix-live --bin pmix-live-tap -p pmix-server --bin pmix-server -p pmix-peer --bin pmix-peer)
+say "building: the wire tap (and pmix-server, pmix-peer when used) with cargo, live-client and plain-server per release"
+# only what this run uses: the tap always, pmix-server and pmix-peer when their cells run
+build=(-p pmix-live --bin pmix-live-tap)
+has "$servers" pmix-server && build+=(-p pmix-server --bin pmix-server)
+has "$variants" peer && build+=(-p pmix-peer --bin pmix-peer)
+(cd "$repo" && cargo build -q --release "${build[@]}")
 target="${CARGO_TARGET_DIR:-$repo/target}"
 tap="$target/release/pmix-live-tap"
 declare -A launchers
