@@ -131,9 +131,24 @@ struct Setup {
     servers: Vec<String>,
     outcome: Outcome,
     failing: Vec<String>,
-    causes: Vec<String>,
-    remedies: Vec<String>,
+    /// (what failed, its cause in one sentence)
+    causes: Vec<(String, String)>,
+    /// (what failed, the remedy)
+    remedies: Vec<(String, String)>,
     evidence: Vec<String>,
+}
+
+impl Setup {
+    /// The causes (or remedies) of the failures in `own`, each once.
+    fn of(list: &[(String, String)], own: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (what, x) in list {
+            if (own.contains(what) || what == "not run") && !out.contains(x) {
+                out.push(x.clone());
+            }
+        }
+        out
+    }
 }
 
 /// A setup in words: `default`, `gds shmem2`, `component v20 forced`, `buffer
@@ -214,8 +229,17 @@ fn setups(judged: &[(&LiveCell, CellJudgement)], rows: &[Row<'_>], explain: bool
                 v.push(x);
             }
         };
+        let add2 = |v: &mut Vec<(String, String)>, what: String, x: String| {
+            if !v.iter().any(|(w, y)| *w == what && *y == x) {
+                v.push((what, x));
+            }
+        };
         if let Some(why) = &j.not_run {
-            add(&mut s.causes, format!("not run on {}: {why}", c.server));
+            add2(
+                &mut s.causes,
+                "not run".into(),
+                format!("not run on {}: {why}", c.server),
+            );
             continue;
         }
         for f in &j.failing {
@@ -225,19 +249,18 @@ fn setups(judged: &[(&LiveCell, CellJudgement)], rows: &[Row<'_>], explain: bool
             .iter()
             .filter(|r| std::ptr::eq(r.cell, c) && j.failing.contains(&r.observed.op.as_str()))
         {
+            let op = r.observed.op.as_str();
             match r.explanation {
                 Some(e) => {
-                    add(&mut s.causes, e.cause());
+                    add2(&mut s.causes, op.clone(), e.cause());
                     if let Some(m) = &e.remedy {
-                        add(&mut s.remedies, m.clone());
+                        add2(&mut s.remedies, op.clone(), m.clone());
                     }
                 }
                 None if r.prediction.verdict == Verdict::Fails => {
                     let ev = r.prediction.evidence.first().map_or("", String::as_str);
-                    add(
-                        &mut s.causes,
-                        format!("The bytes: {}.", clip(&first_sentence(ev), 160)),
-                    );
+                    let cause = format!("The bytes: {}.", clip(&first_sentence(ev), 160));
+                    add2(&mut s.causes, op.clone(), cause);
                 }
                 None => {}
             }
@@ -447,8 +470,8 @@ pub fn run(a: CompatArgs, out: &mut dyn Write) -> Result<i32, Failure> {
                 "servers": s.servers,
                 "outcome": s.outcome.as_str(),
                 "failing": s.failing,
-                "causes": s.causes,
-                "remedies": s.remedies,
+                "causes": Setup::of(&s.causes, &s.failing),
+                "remedies": Setup::of(&s.remedies, &s.failing),
             })).collect::<Vec<_>>(),
             "live_cells": pairs.iter().map(|p| json!({
                 "server": p.server,
@@ -677,11 +700,12 @@ fn write_text(
             _ => format!("fails: {}", short_ops(&own)),
         };
         let mut line = format!("  {} [{}] {what}", s.name, s.servers.join(", "));
-        if !s.causes.is_empty() {
-            line += &format!(". {}", s.causes.join(" "));
+        let (causes, remedies) = (Setup::of(&s.causes, &own), Setup::of(&s.remedies, &own));
+        if !causes.is_empty() {
+            line += &format!(". {}", causes.join(" "));
         }
-        if !s.remedies.is_empty() {
-            line += &format!(" Remedy: {}.", s.remedies.join("; "));
+        if !remedies.is_empty() {
+            line += &format!(" Remedy: {}.", remedies.join("; "));
         }
         writeln!(out, "{line}")?;
         if a.explain {
