@@ -191,6 +191,12 @@ def cell(fields):
     main = "rank0" if kind == "client" else "tool"
     processes = [{"who": w, "ended": ending(folder, w)}
                  for w in (["rank0", "rank1"] if kind == "client" else ["tool"])]
+    # the server's own ending, when the runner recorded it and did not end it itself
+    if (why_not is None and os.path.exists(os.path.join(folder, "server.rc"))
+            and not os.path.exists(os.path.join(folder, "server.stopped"))):
+        processes.append({"who": "server", "ended": ending(folder, "server")})
+        if processes[-1]["ended"]["how"] == "signal":
+            notes.append("the server ended by %s" % processes[-1]["ended"]["signal"])
     if why_not is not None:
         notes.append("not run: " + why_not)
     elif missing:

@@ -25,6 +25,8 @@
 #       DIR/uri      the URI a tool connects to (line 1), when the server takes tools
 #       DIR/pid      the process that holds the job (stop ends it)
 #       DIR/server.log
+#       DIR/server.rc  (plain and pmix-server) the server's exit status once it ended;
+#                      DIR/server.stopped when `stop` had to end it
 #     and waits (bounded by --timeout) until every env.R is there. Exit 0 when ready.
 #   bash tools/live/server.sh stop --dir DIR [--timeout 20]
 #       Lets the job end (env holders are released), waits (bounded) for the holder, then
@@ -37,7 +39,7 @@ shared="${PMIX_LIVE_SHARED:-/tmp/pmix-live}"
 
 say() { echo "live server: $*" >&2; }
 die() { echo "live server: error: $*" >&2; exit 1; }
-usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 server=""
@@ -90,7 +92,7 @@ case "$cmd" in
     timeout="${timeout:-120}"
     mkdir -p "$dir"; dir="$(cd "$dir" && pwd)"
     case "$dir/" in "$shared"/*) ;; *) die "--dir must lie under $shared (got $dir)" ;; esac
-    rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done"
+    rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done" "$dir/server.rc" "$dir/server.stopped"
     [ -z "$buffer" ] || case "$server" in plain-*) ;; *) die "--buffer is for plain servers only" ;; esac
     [ -z "$plant" ] || case "$server:$plant" in plain-*:refuse-clients) ;; *) die "--plant: only refuse-clients, for plain servers" ;; esac
     case "$server" in
@@ -105,7 +107,8 @@ case "$cmd" in
           *) die "--buffer: only 'fully'" ;;
         esac
         [ -n "$plant" ] && senv+=(PMIX_PLAIN_PLANT="$plant")
-        setsid env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
+        # its exit status goes to DIR/server.rc (128+N: ended by signal N), for the cell's record
+        setsid sh -c '"$@"; echo $? >"$0/server.rc"' "$dir" env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
         echo $! >"$dir/pid"
         await_envs ""
         i=0; while [ ! -s "$dir/uri" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -114,7 +117,7 @@ case "$cmd" in
         bin="${CARGO_TARGET_DIR:-$repo/target}/release/pmix-server"
         # always ask cargo: a binary left from older sources would answer for them
         (cd "$repo" && cargo build -q --release -p pmix-server --bin pmix-server)
-        setsid "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
+        setsid sh -c '"$@"; echo $? >"$0/server.rc"' "$dir" "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
           </dev/null >"$dir/server.out" 2>"$dir/server.log" &
         echo $! >"$dir/pid"
         deadline=$((SECONDS + timeout))
@@ -154,7 +157,8 @@ case "$cmd" in
     # a job whose ranks all finalized ends by itself; one that never ran (a tool cell) is
     # told to end (SIGTERM to its process group), then killed when the bound is over
     i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -0 "$pid" 2>/dev/null && kill -TERM -- "-$pid" 2>/dev/null
+    # the harness ends it from here on: how it then ends is not the server's doing
+    kill -0 "$pid" 2>/dev/null && { touch "$dir/server.stopped"; kill -TERM -- "-$pid" 2>/dev/null; }
     deadline=$((SECONDS + timeout))
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && { say "killing the process group $pid"; kill -KILL -- "-$pid" 2>/dev/null || true; }

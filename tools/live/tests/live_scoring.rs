@@ -32,6 +32,8 @@ struct Cell<'a> {
     rc: Option<i32>,
     /// why the harness could not run it
     not_run: Option<&'a str>,
+    /// the server's exit status (None: not recorded)
+    server_rc: Option<i32>,
 }
 
 impl Cell<'_> {
@@ -46,6 +48,7 @@ impl Cell<'_> {
             ops: None,
             rc: Some(0),
             not_run: None,
+            server_rc: None,
         }
     }
 }
@@ -95,6 +98,9 @@ fn assemble(name: &str, cells: &[Cell<'_>]) -> (bool, Observations) {
             tap.push('\n');
         }
         std::fs::write(f.join("tap.jsonl"), tap).unwrap();
+        if let Some(rc) = c.server_rc {
+            std::fs::write(f.join("server.rc"), format!("{rc}\n")).unwrap();
+        }
     }
     std::fs::write(d.join("cells.tsv"), tsv).unwrap();
     std::fs::write(
@@ -300,4 +306,34 @@ fn a_failure_is_excused_only_in_the_same_configuration() {
         .contains(&"get-job-info".to_string()));
     let p = live.pair(&rows, "4.2.2", "plain-5.0.7", &|_| true);
     assert_eq!(p.observed, Some(Outcome::Fails), "{p:?}");
+}
+
+/// A server that dies by a signal after every client reported every operation still fails
+/// its cell: a crash anywhere in the cell is a crash.
+#[test]
+fn a_server_ended_by_a_signal_is_a_crash() {
+    let (_, obs) = assemble(
+        "server-crash",
+        &[
+            Cell {
+                server_rc: Some(128 + 6),
+                ..Cell::ok("5.0.7", "plain-5.0.7")
+            },
+            Cell {
+                server_rc: Some(0),
+                ..Cell::ok("4.2.2", "plain-4.2.2")
+            },
+        ],
+    );
+    assert_eq!(
+        obs.cells[0].crash_text().as_deref(),
+        Some("SIGABRT in server after finalize")
+    );
+    let live = live(obs);
+    let rows = live.rows();
+    let judged = live.judge_all(&rows);
+    assert_eq!(judged[0].1.outcome, Outcome::Crash, "{:?}", judged[0].1);
+    assert_eq!(judged[1].1.outcome, Outcome::Works, "{:?}", judged[1].1);
+    let p = live.pair(&rows, "5.0.7", "plain-5.0.7", &|_| true);
+    assert_eq!(p.observed, Some(Outcome::Crash), "{p:?}");
 }
