@@ -62,8 +62,9 @@
 # Every cell tried is recorded: one the harness could not run (the server did not start,
 # or does not offer the forced component under PMIX_SERVER_URI<N>, 2 or 20 for v20) is
 # recorded as not run, with its reason. A cell's processes are recorded with how each
-# ended (exit code, signal, timed out); a signal or a client that stops before reporting
-# every operation fails the cell.
+# ended (exit code, signal, timed out; the plain server's and pmix-server's too, unless
+# the harness had to end it); a signal or a client that stops before reporting every
+# operation fails the cell (vectors/live/README.md, "Scoring").
 # Writes OUT (default vectors/live/observations.json, format 2: vectors/live/README.md),
 # then prints the matrix with `pmix-vectors live` when that command exists. A subset run
 # (--servers, --clients, --variants) must be written elsewhere (--json target/...) and
