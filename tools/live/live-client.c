@@ -24,6 +24,7 @@
  */
 #include <pmix_tool.h>
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,8 @@ static void do_allocate(void)
     if (NULL != results) PMIX_INFO_FREE(results, nresults);
 }
 
+static void plant_after_init(void);
+
 static int run_tool(const char *uri, const char *nspace)
 {
     pmix_info_t info[3];
@@ -276,6 +279,7 @@ static int run_tool(const char *uri, const char *nspace)
     rc = PMIx_tool_init(&me, info, 3);
     op("init", rc, "tool %s.%u (library %s)", me.nspace, me.rank, PMIx_Get_version());
     if (PMIX_SUCCESS != rc) return 1;
+    plant_after_init();
     do_query();
     do_allocate();
     rc = PMIx_tool_finalize();
@@ -887,6 +891,7 @@ static int run_client(void)
     rc = PMIx_Init(&me, NULL, 0);
     op("init", rc, "client %s.%u (library %s)", me.nspace, me.rank, PMIx_Get_version());
     if (PMIX_SUCCESS != rc) return 1;
+    plant_after_init();
     get_job_info();
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
@@ -950,6 +955,19 @@ static int run_client(void)
     rc = PMIx_Finalize(NULL, 0);
     op("finalize", rc, "client finalized");
     return 0;
+}
+
+/* PMIX_LIVE_PLANT=segv-after-init (tools/live-matrix.sh --plant crash): a fault planted on
+ * purpose, so that the live matrix can show it scores a crash as a failure: the process
+ * raises SIGSEGV right after init has been reported. */
+static void plant_after_init(void)
+{
+    const char *plant = getenv("PMIX_LIVE_PLANT");
+    if (NULL != plant && 0 == strcmp(plant, "segv-after-init")) {
+        fflush(stdout);
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as J;
 
-const VERDICTS: &[&str] = &["works", "fails", "crash", "hang", "killed", "singleton", "not run"];
+const VERDICTS: &[&str] = &[
+    "works",
+    "fails",
+    "crash",
+    "hang",
+    "killed",
+    "singleton",
+    "not run",
+];
 
 fn live() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors/live")
@@ -23,7 +31,11 @@ fn cells(d: &J) -> &Vec<J> {
 }
 
 fn name(c: &J) -> String {
-    format!("Open MPI {} x {}", c["ompi"].as_str().unwrap(), c["launcher"].as_str().unwrap())
+    format!(
+        "Open MPI {} x {}",
+        c["ompi"].as_str().unwrap(),
+        c["launcher"].as_str().unwrap()
+    )
 }
 
 #[test]
@@ -32,9 +44,18 @@ fn every_cell_of_the_grid_is_there_with_a_verdict() {
     assert_eq!(d["format"], "pmix-wire live mpi 1");
     let np = d["np"].as_u64().unwrap();
     assert_eq!(np, 2);
-    let ompis: Vec<&str> = d["ompi"].as_array().unwrap().iter().map(|o| o["ompi"].as_str().unwrap()).collect();
-    let launchers: Vec<&str> =
-        d["launchers"].as_array().unwrap().iter().map(|l| l["launcher"].as_str().unwrap()).collect();
+    let ompis: Vec<&str> = d["ompi"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["ompi"].as_str().unwrap())
+        .collect();
+    let launchers: Vec<&str> = d["launchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["launcher"].as_str().unwrap())
+        .collect();
     assert_eq!(ompis, ["4.1.4", "5.0.7", "6.0.0rc2"]);
     for o in &ompis {
         for l in &launchers {
@@ -43,7 +64,9 @@ fn every_cell_of_the_grid_is_there_with_a_verdict() {
                 .find(|c| c["ompi"] == *o && c["launcher"] == *l)
                 .unwrap_or_else(|| panic!("no cell Open MPI {o} x {l}"));
             for key in ["verdict", "spawn"] {
-                let v = c[key].as_str().unwrap_or_else(|| panic!("{}: no {key}", name(c)));
+                let v = c[key]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: no {key}", name(c)));
                 assert!(VERDICTS.contains(&v), "{}: {key} '{v}'", name(c));
             }
             if c["verdict"] == "not run" {
@@ -53,18 +76,29 @@ fn every_cell_of_the_grid_is_there_with_a_verdict() {
                     name(c)
                 );
             } else {
-                assert!(!c["runs"].as_array().unwrap().is_empty(), "{}: no runs", name(c));
+                assert!(
+                    !c["runs"].as_array().unwrap().is_empty(),
+                    "{}: no runs",
+                    name(c)
+                );
             }
         }
     }
     // the Debian MPICH note is kept, and no MPICH row is faked
-    assert!(d["mpich"].as_str().unwrap().contains("does not link libpmix"));
+    assert!(d["mpich"]
+        .as_str()
+        .unwrap()
+        .contains("does not link libpmix"));
     assert!(!ompis.iter().any(|o| o.to_lowercase().contains("mpich")));
 }
 
 /// The run a cell's verdict (or spawn verdict) comes from.
 fn run<'a>(c: &'a J, which: &str) -> Option<&'a J> {
-    c["runs"].as_array().unwrap().iter().find(|r| r["run"] == which)
+    c["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["run"] == which)
 }
 
 fn check_works_run(c: &J, r: &J, np: u64) {
@@ -76,33 +110,60 @@ fn check_works_run(c: &J, r: &J, np: u64) {
     assert_eq!(procs.len() as u64, np, "{what}: rank processes");
     let mut ranks = Vec::new();
     for p in procs {
-        assert!(p["signal"].is_null(), "{what}: a rank died by signal {} yet works", p["signal"]);
-        assert_eq!(p["exit"], 0, "{what}: a rank exited {} yet works", p["exit"]);
-        assert!(p.get("no_status").is_none(), "{what}: a rank without status yet works");
+        assert!(
+            p["signal"].is_null(),
+            "{what}: a rank died by signal {} yet works",
+            p["signal"]
+        );
+        assert_eq!(
+            p["exit"], 0,
+            "{what}: a rank exited {} yet works",
+            p["exit"]
+        );
+        assert!(
+            p.get("no_status").is_none(),
+            "{what}: a rank without status yet works"
+        );
         let checks = p["checks"].as_array().unwrap();
-        assert!(checks.iter().all(|k| k["result"] == "ok"), "{what}: a failed check yet works");
+        assert!(
+            checks.iter().all(|k| k["result"] == "ok"),
+            "{what}: a failed check yet works"
+        );
         let size = checks
             .iter()
             .find(|k| k["check"] == "size")
             .unwrap_or_else(|| panic!("{what}: a works cell without a size check"));
         assert!(
-            size["detail"].as_str().unwrap().starts_with(&format!("size={np} expected={np}")),
+            size["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("size={np} expected={np}")),
             "{what}: size check {}",
             size["detail"]
         );
         ranks.push(size["rank"].as_u64().unwrap());
         for k in ["init", "allreduce", "barrier", "finalize"] {
-            assert!(checks.iter().any(|x| x["check"] == k), "{what}: no {k} check");
+            assert!(
+                checks.iter().any(|x| x["check"] == k),
+                "{what}: no {k} check"
+            );
         }
         if r["run"] == "spawn" {
-            assert!(checks.iter().any(|x| x["check"] == "spawn"), "{what}: no spawn check");
+            assert!(
+                checks.iter().any(|x| x["check"] == "spawn"),
+                "{what}: no spawn check"
+            );
         }
     }
     ranks.sort();
     assert_eq!(ranks, (0..np).collect::<Vec<_>>(), "{what}: ranks");
     if r["run"] == "spawn" {
         assert!(
-            r["child_checks"].as_array().unwrap().iter().any(|k| k["check"] == "child" && k["result"] == "ok"),
+            r["child_checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k["check"] == "child" && k["result"] == "ok"),
             "{what}: the child reported nothing"
         );
     }
@@ -131,7 +192,11 @@ fn no_failure_is_scored_as_works() {
         }
         // a cell that needs a variable also records what happens without it
         if !c["needs_env"].as_array().unwrap().is_empty() {
-            assert!(run(c, "bare").is_some(), "{}: needs a variable but no bare run", name(c));
+            assert!(
+                run(c, "bare").is_some(),
+                "{}: needs a variable but no bare run",
+                name(c)
+            );
         }
     }
 }
@@ -143,10 +208,25 @@ fn the_summary_grid_is_the_one_the_json_gives() {
     assert!(md.contains("do not edit by hand"));
     for c in cells(&d) {
         let v = c["verdict"].as_str().unwrap();
-        let shown = if v == "works" && !c["needs_env"].as_array().unwrap().is_empty() { "works+env" } else { v };
+        let shown = if v == "works" && !c["needs_env"].as_array().unwrap().is_empty() {
+            "works+env"
+        } else {
+            v
+        };
         assert!(shown.len() <= 12);
-        let row = format!("| {} ({}) |", c["ompi"].as_str().unwrap(), c["libpmix"].as_str().unwrap());
-        let line = md.lines().find(|l| l.starts_with(&row)).unwrap_or_else(|| panic!("no row {row}"));
-        assert!(line.contains(&format!("| {shown} |")), "{}: {shown} not in {line}", name(c));
+        let row = format!(
+            "| {} ({}) |",
+            c["ompi"].as_str().unwrap(),
+            c["libpmix"].as_str().unwrap()
+        );
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("no row {row}"));
+        assert!(
+            line.contains(&format!("| {shown} |")),
+            "{}: {shown} not in {line}",
+            name(c)
+        );
     }
 }
