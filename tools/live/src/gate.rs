@@ -4,7 +4,8 @@
 //! worse when it ran before and did not now, when its outcome went from works to fails or
 //! crash (or from fails to crash), or when fewer of its operations succeeded. A planted
 //! cell (`--plant`) is compared with the same experiment unplanted, or, when the baseline
-//! has none, with a cell that works.
+//! has none, with a cell that works. Operations the baseline cell was never given (added to
+//! the client since it was recorded) are left out of the comparison and named.
 
 use crate::compare::{CellJudgement, Outcome};
 use crate::observations::LiveCell;
@@ -82,9 +83,56 @@ fn unplanted(c: &LiveCell) -> String {
     c.experiment()
 }
 
+/// The operations a baseline cell was given: those it reported and those it did not reach.
+fn given(c: &LiveCell) -> Vec<String> {
+    c.ops
+        .iter()
+        .map(|o| o.op.as_str())
+        .chain(c.unreported.iter().map(|o| o.as_str()))
+        .collect()
+}
+
+/// `new` with, in each cell that has a baseline counterpart, the operations that counterpart
+/// was never given left out (an operation added to the client since the baseline was
+/// recorded cannot have got worse; it is named, not gated, until the baseline is recorded
+/// again). Returns the gated run and, per experiment, the operations left out.
+fn gated(new: &Live, old: &Live) -> (Live, Vec<(String, Vec<String>)>) {
+    let mut left_out = Vec::new();
+    let observations = new.observations.clone().map(|mut obs| {
+        for c in &mut obs.cells {
+            let key = unplanted(c);
+            let Some(base) = old
+                .observations
+                .iter()
+                .flat_map(|o| &o.cells)
+                .find(|b| b.plant.is_none() && b.experiment() == key)
+            else {
+                continue;
+            };
+            let had = given(base);
+            let new_ops: Vec<String> = given(c).into_iter().filter(|o| !had.contains(o)).collect();
+            if new_ops.is_empty() {
+                continue;
+            }
+            c.ops.retain(|o| had.contains(&o.op.as_str()));
+            c.unreported.retain(|o| had.contains(&o.as_str()));
+            left_out.push((c.experiment(), new_ops));
+        }
+        obs
+    });
+    let live = Live {
+        matrix: new.matrix.clone(),
+        observations,
+        explanations: new.explanations.clone(),
+    };
+    (live, left_out)
+}
+
 /// Every cell of `new` against `old` (cells of `old` the new run did not try are left out:
 /// a subset run, such as `--ci`, is compared on its own cells).
 pub fn compare_runs(new: &Live, old: &Live) -> Vec<CellChange> {
+    let (new, left_out) = gated(new, old);
+    let new = &new;
     let (new_rows, old_rows) = (new.rows(), old.rows());
     let old_judged = old.judge_all(&old_rows);
     new.judge_all(&new_rows)
@@ -99,11 +147,21 @@ pub fn compare_runs(new: &Live, old: &Live) -> Vec<CellChange> {
                     // a planted cell the baseline has no counterpart of: it should work
                     c.plant.as_ref().map(|_| (Outcome::Works, j.ok_ops.max(1)))
                 });
+            let mut why = why(&j);
+            if let Some((_, ops)) = left_out.iter().find(|(e, _)| *e == c.experiment()) {
+                if !why.is_empty() {
+                    why.push_str("; ");
+                }
+                why.push_str(&format!(
+                    "not gated (new since the baseline): {}",
+                    ops.join(", ")
+                ));
+            }
             CellChange {
                 experiment: c.experiment(),
                 was,
                 now: (j.outcome, j.ok_ops),
-                why: why(&j),
+                why,
             }
         })
         .collect()

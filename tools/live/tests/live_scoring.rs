@@ -337,3 +337,78 @@ fn a_server_ended_by_a_signal_is_a_crash() {
     let p = live.pair(&rows, "5.0.7", "plain-5.0.7", &|_| true);
     assert_eq!(p.observed, Some(Outcome::Crash), "{p:?}");
 }
+
+/// An operation added to the client after the baseline was recorded cannot have got worse:
+/// the gate leaves it out and names it; an operation the baseline had still gates.
+#[test]
+fn operations_new_since_the_baseline_are_named_not_gated() {
+    let (_, mut old) = assemble(
+        "old-client",
+        &[
+            Cell::ok("5.0.7", "plain-5.0.7"),
+            Cell::ok("5.0.7", "pmix-server"),
+        ],
+    );
+    // the baseline's client did not have event-notify yet
+    for c in &mut old.cells {
+        c.ops.retain(|o| o.op.as_str() != "event-notify");
+        c.unreported.clear();
+    }
+    let line = |op: &str, status: &str| {
+        Op::all()
+            .iter()
+            .map(|o| {
+                if o.as_str() == op {
+                    format!("OP {o} {status} failed here\n")
+                } else {
+                    format!("OP {o} 0 PMIX_SUCCESS fine\n")
+                }
+            })
+            .collect::<String>()
+    };
+    let (new_fails, init_fails) = (
+        line("event-notify", "-24 PMIX_ERR_TIMEOUT"),
+        line("init", "-12 PMIX_ERR_INVALID_CRED"),
+    );
+    let (_, new) = assemble(
+        "new-client",
+        &[
+            Cell::ok("5.0.7", "plain-5.0.7"),
+            Cell {
+                ops: Some(&new_fails),
+                ..Cell::ok("5.0.7", "pmix-server")
+            },
+        ],
+    );
+    let changes = compare_runs(&live(new), &live(old.clone()));
+    let server = changes
+        .iter()
+        .find(|c| c.experiment.contains("pmix-server"))
+        .expect("the pmix-server cell");
+    assert!(!server.worse(), "{}", server.line());
+    assert!(
+        server
+            .why
+            .contains("not gated (new since the baseline): event-notify"),
+        "{}",
+        server.line()
+    );
+    // an operation the baseline had still gates
+    let (_, new) = assemble(
+        "new-client-init",
+        &[
+            Cell::ok("5.0.7", "plain-5.0.7"),
+            Cell {
+                ops: Some(&init_fails),
+                ..Cell::ok("5.0.7", "pmix-server")
+            },
+        ],
+    );
+    let changes = compare_runs(&live(new), &live(old));
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.worse() && c.experiment.contains("pmix-server")),
+        "{changes:#?}"
+    );
+}
