@@ -13,6 +13,9 @@
  *       run_field_ops), allocation request with PMIX_ALLOC_INHERITANCE, query, abort-seen
  *       (the last rank calls PMIx_Abort for itself and ends there, without finalize; the
  *       others wait for an event naming it), finalize.
+ *   live-client client-classic
+ *       The same without the field operations and abort-seen (server/tests/real_clients.rs
+ *       holds pmix-server to the classic operations with it; the live matrix runs `client`).
  *   live-client tool URI NSPACE
  *       PMIx_tool_init with the given id NSPACE.0 and PMIX_SERVER_URI=URI, query,
  *       allocation request with PMIX_ALLOC_INHERITANCE, finalize.
@@ -876,6 +879,9 @@ static void run_field_ops(uint32_t size)
     do_event(peer);
 }
 
+/* 0 for `client-classic`: the operations before the field ones (issue 38 item 3) only */
+static int field_ops = 1;
+
 static int run_client(void)
 {
     pmix_status_t rc;
@@ -948,10 +954,10 @@ static int run_client(void)
         PMIX_VALUE_RELEASE(v);
     }
     (void) yes;
-    run_field_ops(size);
+    if (field_ops) run_field_ops(size);
     do_allocate();
     do_query();
-    if (do_abort_seen(size)) return 0;
+    if (field_ops && do_abort_seen(size)) return 0;
     rc = PMIx_Finalize(NULL, 0);
     op("finalize", rc, "client finalized");
     return 0;
@@ -973,7 +979,11 @@ static void plant_after_init(void)
 int main(int argc, char **argv)
 {
     if (argc == 2 && 0 == strcmp(argv[1], "client")) return run_client();
+    if (argc == 2 && 0 == strcmp(argv[1], "client-classic")) {
+        field_ops = 0;
+        return run_client();
+    }
     if (argc == 4 && 0 == strcmp(argv[1], "tool")) return run_tool(argv[2], argv[3]);
-    fprintf(stderr, "usage: live-client client | live-client tool URI NSPACE\n");
+    fprintf(stderr, "usage: live-client client | live-client client-classic | live-client tool URI NSPACE\n");
     return 2;
 }
