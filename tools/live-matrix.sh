@@ -4,6 +4,7 @@
 #
 #   bash tools/live-matrix.sh [--json OUT] [--servers A,B] [--clients A,B]
 #                             [--variants base,tool,force,buffer,gds,psec,peer] [--ci]
+#                             [--baseline FILE] [--plant crash,init-fails]
 #                             [--hostfile F [--agent fake|ssh]] [--munged]
 #
 # Makes what is missing (the C programs per release, tools/live/build.sh; the wire tap and
@@ -58,14 +59,34 @@
 # tools/prrte/dvm.sh on n1,n2; with --hostfile F on the hosts of F, started over real ssh
 # with --agent ssh, or by the fake agent standing in), pmix-server (ours), slurm-24.11.5 and slurm-22.05.8
 # (tools/live/slurm.sh; included when `slurm.sh make` has made them).
-# --ci: the documented CI subset: base cells only, every client release against every
-# plain server, PRRTE and pmix-server; NOT Slurm (its roots come from the Debian archive
-# over the network, `slurm.sh make`, about 2 minutes each: the full run covers it; add it
-# with --servers). And a harness check: every same-release base cell (client R against
+# --ci: the documented CI subset, one cell of each kind (base cells only): every client
+# release against its own release's plain server; one cross-release pair each way (4.2.2
+# against plain-7.0.0rc1, 7.0.0rc1 against plain-4.2.2); PRRTE (a two-node DVM: fence and
+# modex through the host) and pmix-server with 7.0.0rc1 and 4.2.2; NOT Slurm (its roots come
+# from the Debian archive over the network, `slurm.sh make`, about 2 minutes each: the full
+# run covers it). With --servers or --clients, every pair of those instead. And a harness check: every same-release base cell (client R against
 # plain-R) must reach the wire and complete init, every put/fence/get and finalize, and no
 # cell may have a harness error (a wire tap that did not start or wrote an unreadable
 # line); cross-release failures are findings, not errors.
-# Writes OUT (default vectors/live/observations.json, format 1: vectors/live/README.md),
+# --baseline FILE: after the run, compare it with an earlier observations file cell by cell
+# (`pmix-vectors live --observations OUT --baseline FILE`) and exit 1 on any cell that got
+# worse: works -> fails or crash, fails -> crash, fewer operations succeeded, or ran -> not
+# run; one line per such cell. --ci does the same against the checked-in
+# vectors/live/observations.json, on the cells the CI subset runs.
+# --plant crash,init-fails: add cells with a fault planted on purpose, recorded with the
+# plant named in the cell (never part of the grid; LIVE.md lists them apart): `crash` runs
+# a base cell per server and client whose client raises SIGSEGV right after init
+# (PMIX_LIVE_PLANT=segv-after-init, tools/live/live-client.c); `init-fails` starts each
+# plain server refusing every client (PMIX_PLAIN_PLANT=refuse-clients,
+# peer/servers/plain-server.c), one base cell per client. Both must come out failing, and
+# --ci or --baseline must exit non-zero: that is the test of the scoring.
+# Every cell tried is recorded: one the harness could not run (the server did not start,
+# or does not offer the forced component under PMIX_SERVER_URI<N>, 2 or 20 for v20) is
+# recorded as not run, with its reason. A cell's processes are recorded with how each
+# ended (exit code, signal, timed out; the plain server's and pmix-server's too, unless
+# the harness had to end it); a signal or a client that stops before reporting every
+# operation fails the cell (vectors/live/README.md, "Scoring").
+# Writes OUT (default vectors/live/observations.json, format 2: vectors/live/README.md),
 # then prints the matrix with `pmix-vectors live` when that command exists. A subset run
 # (--servers, --clients, --variants) must be written elsewhere (--json target/...) and
 # merged: python3 tools/live/merge.py vectors/live/observations.json OUT
@@ -81,7 +102,8 @@ cache="${PMIX_WIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmix-wire}"
 
 RELEASES=(4.2.2 5.0.7 6.0.0 6.1.0 7.0.0rc1)
 out="$repo/vectors/live/observations.json"
-servers="" clients="" variants="base,tool,force,buffer,gds,psec,peer" hostfile="" agent=fake ci=0
+servers="" clients="" variants="base,tool,force,buffer,gds,psec,peer" hostfile="" agent=fake ci=0 explicit=0
+baseline="" plants=""
 cmdline="bash tools/live-matrix.sh $*"
 if [ -z "${PMIX_LIVE_MUNGED:-}" ] && [[ " $* " == *" --munged "* ]]; then
   # the whole run inside the namespace where a munged's socket is at libmunge's default path
@@ -90,22 +112,43 @@ fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --json) out="${2:?}"; shift 2 ;;
-    --servers) servers="${2:?}"; shift 2 ;;
-    --clients) clients="${2:?}"; shift 2 ;;
+    --servers) servers="${2:?}"; explicit=1; shift 2 ;;
+    --clients) clients="${2:?}"; explicit=1; shift 2 ;;
     --variants) variants="${2:?}"; shift 2 ;;
     --hostfile) hostfile="${2:?}"; shift 2 ;;
     --agent) agent="${2:?}"; shift 2 ;;
     --ci) ci=1; variants="base"; shift ;;
+    --baseline) baseline="${2:?}"; shift 2 ;;
+    --plant)
+      plants="${2:?}"; shift 2
+      for p in ${plants//,/ }; do
+        case "$p" in crash | init-fails) ;; *) echo "live-matrix: --plant: '$p' (crash, init-fails)" >&2; exit 2 ;; esac
+      done
+      ;;
     --munged) shift ;; # handled above: PMIX_LIVE_MUNGED is set
-    -h | --help) sed -n '2,73p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-matrix: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+[ "$ci" = 1 ] && [ -z "$baseline" ] && baseline="$repo/vectors/live/observations.json"
+if [ -n "$baseline" ]; then
+  case "$baseline" in /*) ;; *) baseline="$PWD/$baseline" ;; esac
+  [ -s "$baseline" ] || { echo "live-matrix: --baseline: no file $baseline" >&2; exit 2; }
+  [ "$baseline" != "$out" ] || { echo "live-matrix: --baseline and --json name one file; write the run elsewhere (--json target/...)" >&2; exit 2; }
+fi
 
 say() { echo "live-matrix: $*" >&2; }
 die() { echo "live-matrix: error: $*" >&2; exit 1; }
 has() { case ",$1," in *",$2,"*) return 0 ;; *) return 1 ;; esac; }
+# the pairs of the CI subset (--ci without --servers/--clients): SERVER:CLIENT
+CI_PAIRS="plain-4.2.2:4.2.2 plain-5.0.7:5.0.7 plain-6.0.0:6.0.0 plain-6.1.0:6.1.0
+  plain-7.0.0rc1:7.0.0rc1 plain-7.0.0rc1:4.2.2 plain-4.2.2:7.0.0rc1 prrte-5.0.0rc1:7.0.0rc1
+  pmix-server:7.0.0rc1 pmix-server:4.2.2"
+in_ci_subset() {
+  [ "$ci" = 1 ] && [ "$explicit" = 0 ] || return 0
+  case " $(echo $CI_PAIRS) " in *" $1:$2 "*) return 0 ;; *) return 1 ;; esac
+}
 
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap roots and namespaces)"
 
@@ -131,8 +174,12 @@ if [ -z "$servers" ]; then
     done
   fi
 fi
-say "building: the wire tap and pmix-server (cargo), live-client and plain-server per release"
-(cd "$repo" && cargo build -q --release -p pmix-live --bin pmix-live-tap -p pmix-server --bin pmix-server -p pmix-peer --bin pmix-peer)
+say "building: the wire tap (and pmix-server, pmix-peer when used) with cargo, live-client and plain-server per release"
+# only what this run uses: the tap always, pmix-server and pmix-peer when their cells run
+build=(-p pmix-live --bin pmix-live-tap)
+has "$servers" pmix-server && build+=(-p pmix-server --bin pmix-server)
+has "$variants" peer && build+=(-p pmix-peer --bin pmix-peer)
+(cd "$repo" && cargo build -q --release "${build[@]}")
 target="${CARGO_TARGET_DIR:-$repo/target}"
 tap="$target/release/pmix-live-tap"
 declare -A launchers
@@ -168,7 +215,12 @@ psec_extra_of() {
     6.0.0 | 6.1.0 | 7.0.0rc1) echo "none" ;;
   esac
 }
-uri_var() { local n="${1#v}"; [ "$n" = 20 ] && n=2; echo "PMIX_SERVER_URI$n"; }
+# the PMIX_SERVER_URI<N> lines of component C in an environment file: v20 is exported as
+# PMIX_SERVER_URI2 by 4.2 and 5.0 servers and as PMIX_SERVER_URI20 by 6.x and later
+uri_lines() {
+  local n="${1#v}"
+  if [ "$n" = 20 ]; then grep -E '^PMIX_SERVER_URI(2|20)=' "$2"; else grep "^PMIX_SERVER_URI$n=" "$2"; fi
+}
 server_release() {
   case "$1" in
     plain-*) echo "${1#plain-}" ;;
@@ -221,23 +273,32 @@ fi
 
 cells="$work/cells.tsv"; : >"$cells"
 n=0
-# run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN) [SETTING]
-# (SETTING: the buffer case, the gds module or the psec module of the variant)
+# run one cell: SERVER CLIENT_RELEASE VARIANT FORCED(-|vNN) [SETTING [PLANT]]
+# (SETTING: the buffer case, the gds module or the psec module of the variant; PLANT:
+# crash or init-fails, a fault planted on purpose)
 run_cell() {
-  local server="$1" crel="$2" variant="$3" forced="$4" setting="${5:--}" d r upstream port tool_uri line
+  local server="$1" crel="$2" variant="$3" forced="$4" setting="${5:--}" plant="${6:--}" d r upstream port tool_uri line
   n=$((n + 1)); d="$work/cell.$n"; mkdir -p "$d"
+  local kind=client
+  { [ "$variant" = tool ] || [ "$variant" = peer ]; } && kind=tool
+  local row
+  row="$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" "$setting" "$plant")"
   local sargs=(--dir "$d" --timeout 60)
   case "$server" in prrte-*) sargs+=(--dvm "$dvm") ;; slurm-*) sargs+=(--slurm "$slurm") ;; esac
   case "$setting" in server-fully*) sargs+=(--buffer fully) ;; esac
+  [ "$plant" = init-fails ] && sargs+=(--plant refuse-clients)
   if ! bash "$live/server.sh" start "$server" "${sargs[@]}" 2>"$d/start.err"; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" client "$server" "$(server_release "$server")" "$variant" "$forced" "$d" "$setting" >>"$cells"
-    echo "server did not start: $(tail -n 3 "$d/start.err" | tr '\n' ' ')" >"$d/out.0"
-    say "[$n] $crel -> $server ($variant): the server did not start"
+    echo "$row" >>"$cells"
+    echo "the server did not start: $(tail -n 3 "$d/start.err" | tr '\n' ' ')" >"$d/not_run"
+    say "[$n] $kind $crel -> $server ($variant): not run: the server did not start"
     return 0
   fi
-  if [ "$forced" != - ] && [ "$variant" = force ] && ! grep -q "^$(uri_var "$forced")=" "$d/env.0"; then
+  if [ "$forced" != - ] && [ "$variant" = force ] && ! uri_lines "$forced" "$d/env.0" >/dev/null; then
     bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
-    rm -rf "$d"; n=$((n - 1)); return 0  # the server does not offer that component
+    echo "$row" >>"$cells"
+    echo "the server does not offer $forced (no PMIX_SERVER_URI${forced#v}$([ "$forced" = v20 ] && echo ' or PMIX_SERVER_URI2') in its environment)" >"$d/not_run"
+    say "[$n] $kind $crel -> $server (force $forced): not run: the server does not offer $forced"
+    return 0
   fi
   # one wire tap per rank: under Slurm each node's rank has its own server (slurmstepd)
   local tpids=() ports=()
@@ -257,9 +318,7 @@ run_cell() {
     esac
   done
   port="${ports[0]}"
-  local kind=client
-  if [ "$variant" = tool ] || [ "$variant" = peer ]; then
-    kind=tool
+  if [ "$kind" = tool ]; then
     if [ -s "$d/uri" ]; then tool_uri="$(head -n1 "$d/uri")"; else tool_uri="$(grep -m1 '^PMIX_SERVER_URI41=' "$d/env.0" | cut -d= -f2-)"; fi
     tool_uri="$(echo "$tool_uri" | sed "s/:[0-9]*\$/:$port/")"
     set +e
@@ -277,8 +336,9 @@ run_cell() {
       grep '^PMIX_' "$d/env.$r" | sed "s/\(tcp4:\/\/[0-9.]*\):[0-9]*/\1:${ports[$r]}/" >"$d/cenv.$r"
       if [ "$forced" != - ]; then
         grep -v '^PMIX_SERVER_URI[0-9]' "$d/cenv.$r" >"$d/cenv.tmp"
-        grep "^$(uri_var "$forced")=" "$d/cenv.$r" >>"$d/cenv.tmp"; mv "$d/cenv.tmp" "$d/cenv.$r"
+        uri_lines "$forced" "$d/cenv.$r" >>"$d/cenv.tmp"; mv "$d/cenv.tmp" "$d/cenv.$r"
       fi
+      [ "$plant" = crash ] && echo PMIX_LIVE_PLANT=segv-after-init >>"$d/cenv.$r"
       case "$variant:$setting" in
         buffer:client-fully) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r"; echo PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC >>"$d/cenv.$r" ;;
         buffer:server-fully-client-default) sed -i '/^PMIX_BFROP_BUFFER_TYPE=/d' "$d/cenv.$r" ;;
@@ -296,7 +356,7 @@ run_cell() {
   fi
   bash "$live/server.sh" stop --dir "$d" >/dev/null 2>&1 || true
   kill "${tpids[@]}" 2>/dev/null || true; wait "${tpids[@]}" 2>/dev/null || true
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$crel" "$kind" "$server" "$(server_release "$server")" "$variant" "$forced" "$d" "$setting" >>"$cells"
+  echo "$row" >>"$cells"
   local f="$d/out.0"; [ "$kind" = tool ] && f="$d/tool.out"
   local total okc comp
   total="$(grep -c '^OP ' "$f" 2>/dev/null || true)"; okc="$(grep -c '^OP [^ ]* 0 ' "$f" 2>/dev/null || true)"
@@ -304,7 +364,11 @@ run_cell() {
   local label="$variant"
   [ "$forced" = - ] || label="$label $forced"
   [ "$setting" = - ] || [ "$setting" = "$forced" ] || label="$label $setting"
-  echo "live-matrix: [$n] $kind $crel -> $server ($label): ${okc:-0}/${total:-0} operations succeeded, component ${comp:-none}" >&2
+  [ "$plant" = - ] || label="$label, planted: $plant"
+  local how rcf="$d/rank0.rc"; [ "$kind" = tool ] && rcf="$d/tool.rc"
+  how="$(cat "$rcf" 2>/dev/null || echo none)"
+  case "$how" in 124) how="timed out" ;; 129 | 1[3-8][0-9] | 19[01]) how="signal $((how - 128))" ;; none) how="did not run" ;; *) how="exit $how" ;; esac
+  echo "live-matrix: [$n] $kind $crel -> $server ($label): ${okc:-0}/${total:-0} operations succeeded, component ${comp:-none}, $how" >&2
 }
 
 for server in ${servers//,/ }; do
@@ -318,6 +382,7 @@ for server in ${servers//,/ }; do
       ;;
   esac
   for crel in ${clients//,/ }; do
+    in_ci_subset "$server" "$crel" || continue
     has "$variants" tool && run_cell "$server" "$crel" tool -
     has "$variants" base && run_cell "$server" "$crel" base -
     if has "$variants" force; then
@@ -344,6 +409,14 @@ for server in ${servers//,/ }; do
     if has "$variants" psec; then
       for m in $(psec_extra_of "$crel"); do run_cell "$server" "$crel" psec - "$m"; done
     fi
+  done
+  for p in ${plants//,/ }; do
+    for crel in ${clients//,/ }; do
+      case "$p" in
+        crash) run_cell "$server" "$crel" base - - crash ;;
+        init-fails) case "$server" in plain-*) run_cell "$server" "$crel" base - - init-fails ;; esac ;;
+      esac
+    done
   done
   if has "$variants" peer; then
     # pmix-peer speaks every component; the server decides which it accepts
@@ -383,8 +456,15 @@ ver_of() {
 } >"$work/provenance.json"
 mkdir -p "$(dirname "$out")"
 check=(); [ "$ci" = 1 ] && check=(--check)
-python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out" "${check[@]}"
+status=0
+python3 "$live/assemble.py" "$cells" "$work/provenance.json" "$out" "${check[@]}" || status=1
 say "$n cells; wrote $out"
-if "$target/release/pmix-vectors" live --help >/dev/null 2>&1; then
+if [ -n "$baseline" ]; then
+  # the gate: always built from these sources, so the verdicts are this tree's
+  (cd "$repo" && cargo build -q --release -p pmix-vectorgen --bin pmix-vectors)
+  say "comparing with $baseline (one line per cell that got worse)"
+  "$target/release/pmix-vectors" live --observations "$out" --baseline "$baseline" || status=1
+elif "$target/release/pmix-vectors" live --help >/dev/null 2>&1; then
   "$target/release/pmix-vectors" live --observations "$out" || true
 fi
+exit "$status"

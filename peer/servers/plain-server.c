@@ -17,6 +17,11 @@
  * release and any root), answers each fence at once with the collected data (every rank
  * is local), and exits once every rank has finalized. Its session directory is
  * ENV_DIR/tmp, so clients that see ENV_DIR at the same path can attach shared-memory gds.
+ *
+ * PMIX_PLAIN_PLANT=refuse-clients (tools/live-matrix.sh --plant init-fails) plants a fault
+ * on purpose: each rank is registered under another uid and gid than its own (this
+ * server's plus one), so the library's credential check refuses every client's
+ * connection and every PMIx_Init fails: a server the live matrix must score as failing.
  */
 #include <pmix.h>
 #include <pmix_server.h>
@@ -175,7 +180,10 @@ static int host_job(const char *nspace, uint32_t nprocs, const char *env_dir)
         FILE *f;
         PMIX_LOAD_PROCID(&proc, nspace, r);
         registered = 0;
-        if (PMIX_SUCCESS != PMIx_server_register_client(&proc, geteuid(), getegid(), NULL,
+        /* the init-fails plant: a uid and gid no client has, so every connection is refused */
+        const char *plant = getenv("PMIX_PLAIN_PLANT");
+        unsigned off = (NULL != plant && 0 == strcmp(plant, "refuse-clients")) ? 1 : 0;
+        if (PMIX_SUCCESS != PMIx_server_register_client(&proc, geteuid() + off, getegid() + off, NULL,
                                                         registered_cb, NULL)
             || !await_registered(1)) {
             fprintf(stderr, "plain-server: cannot register %s:%u\n", nspace, r);

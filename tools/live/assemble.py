@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""assemble.py: turn one live-matrix run into the observations file (format 1,
+"""assemble.py: turn one live-matrix run into the observations file (format 2,
 vectors/live/README.md).
 
     python3 tools/live/assemble.py CELLS.tsv PROVENANCE.json OUT.json [--check]
@@ -10,13 +10,16 @@ finalize, and no cell had a harness error (a wire tap that did not start, an unr
 line in a tap's log). Cross-release failures are findings, never a reason to fail.
 
 CELLS.tsv has one line per cell: client_release, client_kind, server, server_release,
-variant, forced component ('-' when none), the cell's folder, and the variant's setting
-('-' when none: the buffer case, the gds module, the psec module). A folder holds out.R
-(rank R's `OP name status status_name observed...` lines), tool.out for a tool, and
-tap.jsonl (the wire tap's connect messages). The format is the one `tools/live/src/`
-reads (no field beyond it): operations are listed in the order they ran, so one a client
-never reached is absent and the cell's note says where and how the process ended; what a
-variant told the client (component, buffer type, gds) is said in the note too.
+variant, forced component ('-' when none), the cell's folder, the variant's setting
+('-' when none: the buffer case, the gds module, the psec module) and the plant ('-' when
+none: `crash`, `init-fails`; the last two fields may be left out). A folder holds out.R
+(rank R's `OP name status status_name observed...` lines), tool.out for a tool, rankR.rc
+or tool.rc (the exit status `timeout` gave: 124 timed out, 128+N signal N), tap.jsonl
+(the wire tap's connect messages), and not_run when the harness could not run the cell
+(its reason). The format is the one `tools/live/src/` reads (no field beyond it):
+operations are listed in the order they ran, `processes` says how each process ended,
+`unreported` lists the operations given but not reported, `not_run` why a cell did not
+run; the note repeats it in words, with what a variant told the client.
 """
 import json
 import os
@@ -54,15 +57,43 @@ def read_ops(path):
     return ops
 
 
-def ended(folder, name):
-    """how a process ended, from the runner's NAME.rc (exit status; 124 = timed out)"""
+SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
+           7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM",
+           15: "SIGTERM"}
+
+
+def ending(folder, name):
+    """how a process ended, from the runner's NAME.rc (`timeout`'s exit status: 124 timed
+    out, 128+N signal N), as the observations format writes it"""
     try:
         rc = int(open(os.path.join(folder, name + ".rc")).read().strip())
     except (OSError, ValueError):
-        return "did not run"
+        return {"how": "did-not-run"}
     if rc == 124:
-        return "timed out"
-    return "exited with %d" % rc
+        return {"how": "timed-out"}
+    if 129 <= rc <= 191:
+        return {"how": "signal", "signal": SIGNALS.get(rc - 128, "signal %d" % (rc - 128))}
+    return {"how": "exited", "code": rc}
+
+
+def describe(e):
+    """an ending in words, as the Rust side says it"""
+    return {"did-not-run": "did not run", "timed-out": "timed out"}.get(
+        e["how"], e.get("signal") or "exited with %s" % e.get("code"))
+
+
+def ended(folder, name):
+    """how a process ended, in words (for the note)"""
+    return describe(ending(folder, name))
+
+
+def not_run_reason(folder):
+    """why the harness could not run the cell (the runner's not_run file), or None"""
+    try:
+        with open(os.path.join(folder, "not_run"), errors="replace") as f:
+            return " ".join(f.read().split()) or "the harness could not run it"
+    except OSError:
+        return None
 
 
 def tap_records(folder):
@@ -129,9 +160,24 @@ def variant_note(variant, setting):
     return None
 
 
+def setting_of(variant, forced, setting):
+    """the variant's setting as the observations record it"""
+    if variant == "force":
+        return forced
+    if variant == "buffer" and setting == "-":
+        return "client-fully"  # older runs wrote no setting for this case
+    if variant == "gds" and setting == "-":
+        return "hash"
+    key = os.environ.get("PMIX_LIVE_MUNGED")
+    if variant == "psec" and setting == "munge" and key:
+        return "munge (munged: %s)" % key
+    return setting
+
+
 def cell(fields):
     client_release, kind, server, server_release, variant, forced, folder = fields[:7]
     setting = fields[7] if len(fields) > 7 else "-"
+    plant = fields[8] if len(fields) > 8 and fields[8] != "-" else None
     expected = CLIENT_OPS if kind == "client" else TOOL_OPS
     out = os.path.join(folder, "out.0" if kind == "client" else "tool.out")
     got = read_ops(out)
@@ -144,11 +190,29 @@ def cell(fields):
     told = variant_note(variant, setting)
     if told:
         notes.append(told)
-    ops = [got[name] for name in expected if name in got]
+    if plant:
+        notes.append("planted on purpose: %s" % plant)
+    why_not = not_run_reason(folder)
+    ops = [got[name] for name in expected if name in got] if why_not is None else []
     missing = [name for name in expected if name not in got]
-    if missing:
-        notes.append("ended before %s (%s)" % (missing[0], ended(folder, "rank0" if kind == "client" else "tool")))
-    if kind == "client":
+    main = "rank0" if kind == "client" else "tool"
+    processes = [{"who": w, "ended": ending(folder, w)}
+                 for w in (["rank0", "rank1"] if kind == "client" else ["tool"])]
+    # the server's own ending, when the runner recorded it and did not end it itself
+    if (why_not is None and os.path.exists(os.path.join(folder, "server.rc"))
+            and not os.path.exists(os.path.join(folder, "server.stopped"))):
+        processes.append({"who": "server", "ended": ending(folder, "server")})
+        if processes[-1]["ended"]["how"] == "signal":
+            notes.append("the server ended by %s" % processes[-1]["ended"]["signal"])
+    if why_not is not None:
+        notes.append("not run: " + why_not)
+    elif missing:
+        notes.append("ended before %s (%s)" % (missing[0], ended(folder, main)))
+    if why_not is None:
+        for p in processes:
+            if p["who"] != main and p["ended"]["how"] == "signal":
+                notes.append("%s ended by %s" % (p["who"], p["ended"]["signal"]))
+    if kind == "client" and why_not is None:
         # the other rank must agree; say where it did not
         other = read_ops(os.path.join(folder, "out.1"))
         for o in ops:
@@ -159,7 +223,7 @@ def cell(fields):
                 notes.append("rank 1 %s: %s" % (o["op"], p["status_name"] if p else "not reached"))
     seen, unreadable = tap_records(folder)
     m = wire(seen, kind, 0)
-    if m is None:
+    if m is None and why_not is None:
         notes.append("no connect message reached the server (nothing on the wire tap)")
     harness = harness_errors(folder)
     if unreadable:
@@ -179,6 +243,16 @@ def cell(fields):
     }
     if notes:
         c["note"] = "; ".join(notes)
+    c["variant"] = variant
+    c["setting"] = setting_of(variant, forced, setting)
+    if why_not is None:
+        c["processes"] = processes
+        if missing:
+            c["unreported"] = missing
+    else:
+        c["not_run"] = why_not
+    if plant:
+        c["plant"] = plant
     return c, variant, harness
 
 
@@ -187,7 +261,7 @@ def harness_failures(cells):
     for c, variant, harness in cells:
         for h in harness:
             bad.append("%s %s -> %s: %s" % (c["client_kind"], c["client_release"], c["server"], h))
-        if variant != "base" or c["server"] != "plain-" + c["client_release"]:
+        if variant != "base" or c["server"] != "plain-" + c["client_release"] or c.get("plant"):
             continue
         done = {o["op"]: o["status"] for o in c["ops"]}
         need = ["init", "finalize"] + ["put-commit-fence-get:" + k for k in CLASSES]
@@ -206,10 +280,10 @@ def main():
     with open(args[0]) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if len(fields) in (7, 8):
+            if len(fields) in (7, 8, 9):
                 cells.append(cell(fields))
     prov = json.load(open(args[1]))
-    doc = {"format": 1, "provenance": prov, "cells": [c for c, _, _ in cells]}
+    doc = {"format": 2, "provenance": prov, "cells": [c for c, _, _ in cells]}
     with open(args[2], "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")

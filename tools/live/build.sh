@@ -25,12 +25,14 @@ rel="${1:?usage: build.sh RELEASE}"
 die() { echo "live build: error: $*" >&2; exit 1; }
 
 kind="$(bash "$peers" kind "$rel")" || exit 1
-out="$cache/live/$rel"
+sources=("$here/live-client.c" "$repo/peer/servers/plain-server.c")
+stamp="$( (cat "${sources[@]}" "${BASH_SOURCE[0]}"; echo "$shared") | sha256sum | cut -c1-16)"
+# one folder per version of the sources: worktrees (and engineers) building other sources
+# at the same time never run each other's binaries
+out="$cache/live/$rel/$stamp"
 mkdir -p "$out" "$shared"
 exec 9>"$out/.lock"
 flock 9
-sources=("$here/live-client.c" "$repo/peer/servers/plain-server.c")
-stamp="$( (cat "${sources[@]}" "${BASH_SOURCE[0]}"; echo "$shared") | sha256sum | cut -c1-16)"
 if [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$out/live-client" ] && [ -x "$out/plain-server" ]; then
   echo "$out"; exit 0
 fi
@@ -50,14 +52,12 @@ case "$kind" in
     ;;
   root)
     r="$(bash "$peers" root "$rel")"
-    # one folder per source digest: a build from another worktree (other sources) never
-    # replaces the programs a running matrix uses
-    in="/opt/pmix-wire/live/$stamp"
-    mkdir -p "$r$in"
+    inroot="/opt/pmix-wire/live/$stamp"
+    mkdir -p "$r$inroot"
     for s in "${sources[@]}"; do
       b="$(basename "$s" .c)"
-      cp "$s" "$r$in/$b.c"
-      bash "$peers" run "$rel" -- sh -c "gcc $cflags -o $in/$b $in/$b.c \$(pkg-config --cflags --libs pmix)" \
+      cp "$s" "$r$inroot/$b.c"
+      bash "$peers" run "$rel" -- sh -c "gcc $cflags -o $inroot/$b $inroot/$b.c \$(pkg-config --cflags --libs pmix)" \
         || die "$rel: building $b inside $r failed"
       cat >"$out/$b" <<LAUNCHER
 #!/bin/sh
@@ -67,7 +67,7 @@ mkdir -p "$shared" "$r$shared" || exit 125
 exec unshare --mount --fork --kill-child -- sh -c '
   mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
     mount --bind "$shared" "$r$shared" || exit 125
-  exec chroot "$r" $in/$b "\$@"' sh "\$@"
+  exec chroot "$r" $inroot/$b "\$@"' sh "\$@"
 LAUNCHER
       chmod +x "$out/$b"
     done

@@ -13,6 +13,9 @@
  *       run_field_ops), allocation request with PMIX_ALLOC_INHERITANCE, query, abort-seen
  *       (the last rank calls PMIx_Abort for itself and ends there, without finalize; the
  *       others wait for an event naming it), finalize.
+ *   live-client client-classic
+ *       The same without the field operations and abort-seen (server/tests/real_clients.rs
+ *       holds pmix-server to the classic operations with it; the live matrix runs `client`).
  *   live-client tool URI NSPACE
  *       PMIx_tool_init with the given id NSPACE.0 and PMIX_SERVER_URI=URI, query,
  *       allocation request with PMIX_ALLOC_INHERITANCE, finalize.
@@ -24,6 +27,7 @@
  */
 #include <pmix_tool.h>
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +269,8 @@ static void do_allocate(void)
     if (NULL != results) PMIX_INFO_FREE(results, nresults);
 }
 
+static void plant_after_init(void);
+
 static int run_tool(const char *uri, const char *nspace)
 {
     pmix_info_t info[3];
@@ -276,6 +282,7 @@ static int run_tool(const char *uri, const char *nspace)
     rc = PMIx_tool_init(&me, info, 3);
     op("init", rc, "tool %s.%u (library %s)", me.nspace, me.rank, PMIx_Get_version());
     if (PMIX_SUCCESS != rc) return 1;
+    plant_after_init();
     do_query();
     do_allocate();
     rc = PMIx_tool_finalize();
@@ -872,6 +879,9 @@ static void run_field_ops(uint32_t size)
     do_event(peer);
 }
 
+/* 0 for `client-classic`: the operations before the field ones (issue 38 item 3) only */
+static int field_ops = 1;
+
 static int run_client(void)
 {
     pmix_status_t rc;
@@ -887,6 +897,7 @@ static int run_client(void)
     rc = PMIx_Init(&me, NULL, 0);
     op("init", rc, "client %s.%u (library %s)", me.nspace, me.rank, PMIx_Get_version());
     if (PMIX_SUCCESS != rc) return 1;
+    plant_after_init();
     get_job_info();
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
@@ -943,19 +954,36 @@ static int run_client(void)
         PMIX_VALUE_RELEASE(v);
     }
     (void) yes;
-    run_field_ops(size);
+    if (field_ops) run_field_ops(size);
     do_allocate();
     do_query();
-    if (do_abort_seen(size)) return 0;
+    if (field_ops && do_abort_seen(size)) return 0;
     rc = PMIx_Finalize(NULL, 0);
     op("finalize", rc, "client finalized");
     return 0;
 }
 
+/* PMIX_LIVE_PLANT=segv-after-init (tools/live-matrix.sh --plant crash): a fault planted on
+ * purpose, so that the live matrix can show it scores a crash as a failure: the process
+ * raises SIGSEGV right after init has been reported. */
+static void plant_after_init(void)
+{
+    const char *plant = getenv("PMIX_LIVE_PLANT");
+    if (NULL != plant && 0 == strcmp(plant, "segv-after-init")) {
+        fflush(stdout);
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && 0 == strcmp(argv[1], "client")) return run_client();
+    if (argc == 2 && 0 == strcmp(argv[1], "client-classic")) {
+        field_ops = 0;
+        return run_client();
+    }
     if (argc == 4 && 0 == strcmp(argv[1], "tool")) return run_tool(argv[2], argv[3]);
-    fprintf(stderr, "usage: live-client client | live-client tool URI NSPACE\n");
+    fprintf(stderr, "usage: live-client client | live-client client-classic | live-client tool URI NSPACE\n");
     return 2;
 }

@@ -12,7 +12,8 @@ OUT (may be BASE itself) is written only when the merge is clean.
 A cell's experiment is: client_release, client_kind, server, component_forced, and what
 the variant told the client or the server, which is the cell's note without the clauses
 that report the outcome (`ended before ...`, `rank 1 ...`, `no connect message ...`,
-`harness: ...`; tools/live/assemble.py writes both). Two cells of one file with the same
+`harness: ...`; tools/live/assemble.py writes both), and the plant of a planted cell (a
+planted cell never replaces a real one). Two cells of one file with the same
 experiment are an error, as is a RUN with a format or releases BASE does not have.
 
 The provenance keeps BASE's and adds RUN's: its command and date are appended to BASE's
@@ -30,7 +31,7 @@ def experiment(cell):
     note = cell.get("note", "")
     told = [p for p in note.split("; ") if p and not p.startswith(OUTCOME_PREFIXES)]
     return (cell["client_release"], cell["client_kind"], cell["server"],
-            cell["component_forced"], "; ".join(told))
+            cell["component_forced"], "; ".join(told), cell.get("plant"))
 
 
 def index(cells, name):

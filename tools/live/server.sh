@@ -5,7 +5,7 @@
 # resource manager's task environment is handed to a process).
 #
 #   bash tools/live/server.sh start SERVER --dir DIR [--np 2] [--timeout 120]
-#       [--dvm DVMDIR] [--slurm SLURMDIR] [--buffer fully]
+#       [--dvm DVMDIR] [--slurm SLURMDIR] [--buffer fully] [--plant refuse-clients]
 #     SERVER is one of
 #       plain-RELEASE    peer/servers/plain-server.c built against RELEASE (4.2.2 5.0.7
 #                        6.0.0 6.1.0 7.0.0rc1) by tools/live/build.sh, in job mode
@@ -17,11 +17,16 @@
 #     --buffer fully (plain servers only): the server is started with
 #       PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC, so it uses and advertises the
 #       fully-described buffer type.
+#     --plant refuse-clients (plain servers only): a fault planted on purpose
+#       (PMIX_PLAIN_PLANT=refuse-clients): the server refuses every client, so every
+#       PMIx_Init fails (tools/live-matrix.sh --plant init-fails).
 #     DIR must lie under the shared folder (PMIX_LIVE_SHARED, default /tmp/pmix-live). Writes
 #       DIR/env.R    rank R's PMIX_* environment, KEY=VALUE lines
 #       DIR/uri      the URI a tool connects to (line 1), when the server takes tools
 #       DIR/pid      the process that holds the job (stop ends it)
 #       DIR/server.log
+#       DIR/server.rc  (plain and pmix-server) the server's exit status once it ended;
+#                      DIR/server.stopped when `stop` had to end it
 #     and waits (bounded by --timeout) until every env.R is there. Exit 0 when ready.
 #   bash tools/live/server.sh stop --dir DIR [--timeout 20]
 #       Lets the job end (env holders are released), waits (bounded) for the holder, then
@@ -34,12 +39,12 @@ shared="${PMIX_LIVE_SHARED:-/tmp/pmix-live}"
 
 say() { echo "live server: $*" >&2; }
 die() { echo "live server: error: $*" >&2; exit 1; }
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 server=""
 if [ "$cmd" = start ]; then server="${1:?start SERVER --dir DIR}"; shift; fi
-dir="" np=2 timeout="" dvm="" slurm="" buffer=""
+dir="" np=2 timeout="" dvm="" slurm="" buffer="" plant=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="${2:?}"; shift 2 ;;
@@ -48,6 +53,7 @@ while [ $# -gt 0 ]; do
     --dvm) dvm="${2:?}"; shift 2 ;;
     --slurm) slurm="${2:?}"; shift 2 ;;
     --buffer) buffer="${2:?}"; shift 2 ;;
+    --plant) plant="${2:?}"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -86,8 +92,9 @@ case "$cmd" in
     timeout="${timeout:-120}"
     mkdir -p "$dir"; dir="$(cd "$dir" && pwd)"
     case "$dir/" in "$shared"/*) ;; *) die "--dir must lie under $shared (got $dir)" ;; esac
-    rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done"
+    rm -f "$dir"/env.* "$dir/uri" "$dir/pid" "$dir/hold" "$dir/done" "$dir/server.rc" "$dir/server.stopped"
     [ -z "$buffer" ] || case "$server" in plain-*) ;; *) die "--buffer is for plain servers only" ;; esac
+    [ -z "$plant" ] || case "$server:$plant" in plain-*:refuse-clients) ;; *) die "--plant: only refuse-clients, for plain servers" ;; esac
     case "$server" in
       plain-*)
         rel="${server#plain-}"
@@ -99,7 +106,9 @@ case "$cmd" in
           fully) senv=(PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_FULLY_DESC) ;;
           *) die "--buffer: only 'fully'" ;;
         esac
-        setsid env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
+        [ -n "$plant" ] && senv+=(PMIX_PLAIN_PLANT="$plant")
+        # its exit status goes to DIR/server.rc (128+N: ended by signal N), for the cell's record
+        setsid sh -c '"$@"; echo $? >"$0/server.rc"' "$dir" env "${senv[@]+"${senv[@]}"}" "$bin" "$dir/uri" "$timeout" live "$np" "$dir" </dev/null >"$dir/server.log" 2>&1 &
         echo $! >"$dir/pid"
         await_envs ""
         i=0; while [ ! -s "$dir/uri" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -108,7 +117,7 @@ case "$cmd" in
         bin="${CARGO_TARGET_DIR:-$repo/target}/release/pmix-server"
         # always ask cargo: a binary left from older sources would answer for them
         (cd "$repo" && cargo build -q --release -p pmix-server --bin pmix-server)
-        setsid "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
+        setsid sh -c '"$@"; echo $? >"$0/server.rc"' "$dir" "$bin" launch -n "$np" --nspace live --env-only --report-uri "$dir/uri" --timeout "$timeout" \
           </dev/null >"$dir/server.out" 2>"$dir/server.log" &
         echo $! >"$dir/pid"
         deadline=$((SECONDS + timeout))
@@ -148,7 +157,8 @@ case "$cmd" in
     # a job whose ranks all finalized ends by itself; one that never ran (a tool cell) is
     # told to end (SIGTERM to its process group), then killed when the bound is over
     i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -0 "$pid" 2>/dev/null && kill -TERM -- "-$pid" 2>/dev/null
+    # the harness ends it from here on: how it then ends is not the server's doing
+    kill -0 "$pid" 2>/dev/null && { touch "$dir/server.stopped"; kill -TERM -- "-$pid" 2>/dev/null; }
     deadline=$((SECONDS + timeout))
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && { say "killing the process group $pid"; kill -KILL -- "-$pid" 2>/dev/null || true; }

@@ -81,6 +81,28 @@ pub struct Explanation {
     pub why: String,
     /// The evidence: the upstream source file and function (or our own) that causes it.
     pub evidence: String,
+    /// What an operator can set or do instead, when something helps (e.g.
+    /// `PMIX_MCA_gds=hash on the client`); `pmix-wire compat` prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+}
+
+impl Explanation {
+    /// The first sentence of [`Explanation::why`] (the cause, once, for a person).
+    pub fn cause(&self) -> String {
+        first_sentence(&self.why)
+    }
+}
+
+/// The first sentence of `s` (up to its first `. ` followed by a capital letter, or all).
+pub fn first_sentence(s: &str) -> String {
+    let b = s.as_bytes();
+    for i in 0..b.len().saturating_sub(2) {
+        if b[i] == b'.' && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() {
+            return s[..=i].to_string();
+        }
+    }
+    s.to_string()
 }
 
 fn matches(pattern: &str, s: &str) -> bool {
@@ -203,6 +225,15 @@ impl Row<'_> {
             })
     }
 
+    /// True when the operation failed because the host does not implement it (an
+    /// explanation of kind `server-limit`).
+    pub fn host_limited(&self) -> bool {
+        !self.observed.ok()
+            && self
+                .explanation
+                .is_some_and(|e| e.kind == ExplanationKind::ServerLimit)
+    }
+
     /// True when the operation failed for this pair (not a server limit).
     pub fn pair_failure(&self) -> bool {
         !self.observed.ok() && !self.server_limited()
@@ -279,6 +310,84 @@ pub fn unexplained<'a>(
     (missing, unused)
 }
 
+/// What a cell or a pair came out as, observed: the predicted [`Verdict`]s plus the two
+/// outcomes only a run can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    /// The harness could not run it (the server did not start, the server does not offer
+    /// the forced component): no verdict.
+    NotRun,
+    /// Nothing failed but what is excused (see [`CellJudgement`]).
+    Works,
+    /// Every default cell works, a cell in another configuration fails or crashes.
+    Differs,
+    /// An operation failed, or the client stopped short of its operations.
+    Fails,
+    /// A process of a default cell was ended by a signal.
+    Crash,
+}
+
+impl Outcome {
+    /// `not run`, `works`, `differs`, `fails` or `crash`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::NotRun => "not run",
+            Outcome::Works => "works",
+            Outcome::Differs => "differs",
+            Outcome::Fails => "fails",
+            Outcome::Crash => "crash",
+        }
+    }
+
+    /// The outcome named `s`.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [
+            Outcome::NotRun,
+            Outcome::Works,
+            Outcome::Differs,
+            Outcome::Fails,
+            Outcome::Crash,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
+    }
+
+    /// The predicted verdict as an outcome.
+    pub fn from_verdict(v: Verdict) -> Outcome {
+        match v {
+            Verdict::Works => Outcome::Works,
+            Verdict::Differs => Outcome::Differs,
+            Verdict::Fails => Outcome::Fails,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The judgement of one observed cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellJudgement {
+    /// `NotRun`, `Works`, `Fails` or `Crash` (a cell never `Differs`).
+    pub outcome: Outcome,
+    /// What makes it fail: failing operations (`op`), `crash: SIGSEGV in rank0 after init`,
+    /// `stopped after get-job-info (timed out)`.
+    pub failing: Vec<String>,
+    /// Failures excused because they happen the same way (same operation, same status, or
+    /// the same stop) in the same configuration with one release on both sides, or are an
+    /// effect of this machine's deployment.
+    pub not_interop: Vec<String>,
+    /// Operations the host does not implement (explanations of kind `server-limit`).
+    pub host_limited: Vec<String>,
+    /// Operations that succeeded.
+    pub ok_ops: usize,
+    /// Why it did not run, when it did not.
+    pub not_run: Option<String>,
+}
+
 /// The verdict of one (client release, server) pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairVerdict {
@@ -286,19 +395,27 @@ pub struct PairVerdict {
     pub client: String,
     /// The server.
     pub server: String,
-    /// The observed verdict: fails when an operation failed in a base cell
-    /// ([`LiveCell::is_default`]: no forced component, the server's buffer and gds);
-    /// differs when every base cell works but a cell in another
-    /// configuration (forced component, buffer, gds, psec, tool) fails; works otherwise.
-    /// None when no cell of the pair was observed.
-    pub observed: Option<Verdict>,
-    /// The failing operations observed (`op` or `op (cell key)` for other configurations).
+    /// The observed outcome: `crash` when a process of a default cell
+    /// ([`LiveCell::is_default`]) was ended by a signal; `fails` when an operation failed
+    /// (or the client stopped short) in a default cell; `differs` when every default cell
+    /// works but a cell in another configuration (forced component, buffer, gds, psec,
+    /// tool) fails or crashes; `not run` when no cell of the pair could be run; `works`
+    /// otherwise. None when no cell of the pair was tried.
+    pub observed: Option<Outcome>,
+    /// What failed, observed (`op` for a default cell, `op (cell key)` for another
+    /// configuration; crashes as `crash: ...`, early stops as `stopped ...`).
     pub observed_failing: Vec<String>,
     /// The operations observed (or, unobserved, predicted) to fail that are not the pair's
-    /// fault: they fail with one release on both sides too (the server's own release against
-    /// it, or the client against its own release's plain server), or an explanation calls
-    /// them a server limit.
+    /// fault: they fail the same way in the same configuration with one release on both
+    /// sides, or are an effect of this machine's deployment.
     pub not_interop: Vec<String>,
+    /// The operations the host does not implement (explanations of kind `server-limit`).
+    pub host_limited: Vec<String>,
+    /// The cells of the pair that could not be run, each `cell key: reason`.
+    pub not_run: Vec<String>,
+    /// What failed, per setup: None for the default cells, else the cell key; each with
+    /// the outcome of its worst cell and what failed there.
+    pub setups: Vec<(Option<String>, Outcome, Vec<String>)>,
     /// The predicted verdict (default negotiation, a launched client).
     pub predicted: Verdict,
     /// The operations predicted to fail.
@@ -306,9 +423,10 @@ pub struct PairVerdict {
 }
 
 impl PairVerdict {
-    /// The verdict shown: the observed one, else the predicted one.
-    pub fn shown(&self) -> Verdict {
-        self.observed.unwrap_or(self.predicted)
+    /// The outcome shown: the observed one, else the predicted one.
+    pub fn shown(&self) -> Outcome {
+        self.observed
+            .unwrap_or_else(|| Outcome::from_verdict(self.predicted))
     }
 
     /// The failing operations shown with it.
@@ -321,53 +439,78 @@ impl PairVerdict {
     }
 }
 
-/// The verdict of the pair (`client`, `server`) from its rows (already filtered to the
-/// cells that count) and its predictions. `baseline(row)`: the row's failure also happens
-/// with one release on both sides. `predicted_baseline`: the operations predicted to fail
-/// with one release on both sides.
+/// The verdict of the pair (`client`, `server`) from the judgements of its cells (already
+/// filtered to the cells that count), its predictions, and the operations predicted to
+/// fail with one release on both sides.
 pub fn pair_verdict(
     client: &str,
     server: &str,
-    rows: &[&Row<'_>],
-    baseline: &dyn Fn(&Row<'_>) -> bool,
+    cells: &[(&LiveCell, CellJudgement)],
     predictions: &[Prediction],
     predicted_baseline: &[String],
 ) -> PairVerdict {
-    let mut failing = Vec::new();
-    let mut limited = Vec::new();
-    let mut default_fails = false;
-    let mut other_fails = false;
-    let mut seen = false;
-    for r in rows {
-        seen = true;
-        let name = r.observed.op.as_str();
-        if r.server_limited() || (!r.observed.ok() && baseline(r)) {
-            if !limited.contains(&name) {
-                limited.push(name);
+    let mut failing: Vec<String> = Vec::new();
+    let mut excused: Vec<String> = Vec::new();
+    let mut host: Vec<String> = Vec::new();
+    let mut not_run = Vec::new();
+    let mut setups: Vec<(Option<String>, Outcome, Vec<String>)> = Vec::new();
+    let (mut default_crash, mut default_fails, mut other_fails) = (false, false, false);
+    let mut ran = false;
+    let push = |v: &mut Vec<String>, s: &str| {
+        if !v.iter().any(|x| x == s) {
+            v.push(s.to_string());
+        }
+    };
+    for (cell, j) in cells {
+        for n in &j.not_interop {
+            push(&mut excused, n);
+        }
+        for n in &j.host_limited {
+            push(&mut host, n);
+        }
+        if let Some(why) = &j.not_run {
+            not_run.push(format!("{}: {why}", cell.key()));
+            continue;
+        }
+        ran = true;
+        let default = cell.is_default();
+        match j.outcome {
+            Outcome::Crash if default => default_crash = true,
+            Outcome::Fails if default => default_fails = true,
+            Outcome::Crash | Outcome::Fails => other_fails = true,
+            _ => {}
+        }
+        for f in &j.failing {
+            let label = if default {
+                f.clone()
+            } else {
+                format!("{f} ({})", cell.setup())
+            };
+            push(&mut failing, &label);
+        }
+        if !j.failing.is_empty() {
+            let key = (!default).then(|| cell.setup());
+            match setups.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, o, what)) => {
+                    *o = (*o).max(j.outcome);
+                    for f in &j.failing {
+                        push(what, f);
+                    }
+                }
+                None => setups.push((key, j.outcome, j.failing.clone())),
             }
-            continue;
-        }
-        if !r.pair_failure() {
-            continue;
-        }
-        let default = r.cell.is_default();
-        let label = if default {
-            default_fails = true;
-            name
-        } else {
-            other_fails = true;
-            format!("{name} ({})", r.cell.key())
-        };
-        if !failing.contains(&label) {
-            failing.push(label);
         }
     }
-    let observed = seen.then_some(if default_fails {
-        Verdict::Fails
+    let observed = (!cells.is_empty()).then_some(if !ran {
+        Outcome::NotRun
+    } else if default_crash {
+        Outcome::Crash
+    } else if default_fails {
+        Outcome::Fails
     } else if other_fails {
-        Verdict::Differs
+        Outcome::Differs
     } else {
-        Verdict::Works
+        Outcome::Works
     });
     let interop = |p: &&Prediction| !predicted_baseline.contains(&p.op.as_str());
     let predicted = predictions
@@ -377,14 +520,17 @@ pub fn pair_verdict(
         .max()
         .unwrap_or(Verdict::Works);
     if observed.is_none() {
-        limited = predicted_baseline.to_vec();
+        excused = predicted_baseline.to_vec();
     }
     PairVerdict {
         client: client.to_string(),
         server: server.to_string(),
         observed,
         observed_failing: failing,
-        not_interop: limited,
+        not_interop: excused,
+        host_limited: host,
+        not_run,
+        setups,
         predicted,
         predicted_failing: predictions
             .iter()
@@ -395,31 +541,57 @@ pub fn pair_verdict(
     }
 }
 
-/// The text of one matrix cell: `works`, `fails: op, op`, `differs: op (cell), ...`, or,
-/// when nothing was observed, `predicted works` / `predicted fails: op, ...`.
+/// The text of one grid cell: one word, at most 12 characters: `works`, `differs`,
+/// `fails`, `crash`, `not run`, or, when the pair was not run, the prediction marked with
+/// `~` (`~works`, `~fails`). The details are below the grid ([`pair_details`]).
 pub fn cell_text(p: &PairVerdict) -> String {
-    let prefix = if p.observed.is_some() {
-        ""
-    } else {
-        "predicted "
-    };
-    let failing = p.shown_failing();
-    if failing.is_empty() || p.shown() == Verdict::Works {
-        format!("{prefix}{}", p.shown())
-    } else {
-        format!("{prefix}{}: {}", p.shown(), failing.join(", "))
+    match p.observed {
+        Some(o) => o.as_str().to_string(),
+        None => format!("~{}", Outcome::from_verdict(p.predicted)),
     }
 }
 
-/// Parse a cell text back: (observed?, verdict, failing ops). None when it is not one.
-pub fn parse_cell_text(s: &str) -> Option<(bool, Verdict, Vec<String>)> {
-    let (observed, rest) = match s.strip_prefix("predicted ") {
-        Some(r) => (false, r),
-        None => (true, s),
-    };
-    let (v, ops) = match rest.split_once(": ") {
-        Some((v, ops)) => (v, ops.split(", ").map(str::to_string).collect()),
-        None => (rest, vec![]),
-    };
-    Some((observed, Verdict::parse(v)?, ops))
+/// Parse a grid cell back: (observed?, outcome). None when it is not one.
+pub fn parse_cell_text(s: &str) -> Option<(bool, Outcome)> {
+    match s.strip_prefix('~') {
+        Some(r) => Some((false, Outcome::parse(r)?)),
+        None => Some((true, Outcome::parse(s)?)),
+    }
+}
+
+/// The details of one pair, as Markdown list lines (empty for a pair that works with
+/// nothing to say).
+pub fn pair_details(p: &PairVerdict) -> Vec<String> {
+    let mut out = Vec::new();
+    if p.observed.is_none() {
+        if !p.predicted_failing.is_empty() {
+            out.push(format!(
+                "predicted to fail: {}",
+                p.predicted_failing.join(", ")
+            ));
+        }
+        return out;
+    }
+    for (key, _, what) in &p.setups {
+        out.push(match key {
+            None => format!("default setup: {}", what.join(", ")),
+            Some(k) => format!("`{k}`: {}", what.join(", ")),
+        });
+    }
+    if !p.host_limited.is_empty() {
+        out.push(format!(
+            "host limitations (not counted): {}",
+            p.host_limited.join(", ")
+        ));
+    }
+    if !p.not_interop.is_empty() {
+        out.push(format!(
+            "not interop (the same with one release on both sides): {}",
+            p.not_interop.join(", ")
+        ));
+    }
+    for n in &p.not_run {
+        out.push(format!("not run: {n}"));
+    }
+    out
 }

@@ -14,39 +14,51 @@
 //!
 //! The words the grid shows come from [`Word`] alone (the script gets them from the data).
 
-use crate::compare::{cell_text, ExplanationKind, PairVerdict, Row};
+use crate::compare::{cell_text, CellJudgement, ExplanationKind, Outcome, PairVerdict, Row};
 use crate::observations::{ClientKind, LiveCell};
 use crate::predict::Verdict;
-use crate::report::{server_release, Live};
+use crate::report::Live;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The word of a grid cell, in the order of severity (the script takes the most severe of
-/// a pair's cells). Every word the page shows for a pair comes from here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The word a grid cell shows (the page's script gets them, in this order, from the data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Word {
-    /// No cell of the pair matches the filters (the pair was observed in others).
+    /// No cell of the pair matches the filters.
     NoCell,
+    /// No matching cell could be run (the harness says why).
+    NotRun,
     /// Nothing failed but what is not the pair's fault.
     Works,
-    /// The default cells work; a cell in another configuration fails.
+    /// The default cells work; a cell in another configuration fails or crashes.
     Differs,
-    /// An operation failed in a default cell.
+    /// An operation failed, or the client stopped short, in a default cell.
     Fails,
+    /// A process of a default cell was ended by a signal.
+    Crash,
 }
 
 impl Word {
-    /// Every word, least severe first.
-    pub const ALL: [Word; 4] = [Word::NoCell, Word::Works, Word::Differs, Word::Fails];
+    /// Every word, in the order the script indexes them.
+    pub const ALL: [Word; 6] = [
+        Word::NoCell,
+        Word::NotRun,
+        Word::Works,
+        Word::Differs,
+        Word::Fails,
+        Word::Crash,
+    ];
 
     /// The text shown in the grid.
     pub fn as_str(self) -> &'static str {
         match self {
             Word::NoCell => "no cell",
+            Word::NotRun => "not run",
             Word::Works => "works",
             Word::Differs => "differs",
             Word::Fails => "fails",
+            Word::Crash => "crash",
         }
     }
 
@@ -54,64 +66,78 @@ impl Word {
     pub fn class(self) -> &'static str {
         match self {
             Word::NoCell => "v-none",
+            Word::NotRun => "v-none",
             Word::Works => "v-works",
             Word::Differs => "v-differs",
             Word::Fails => "v-fails",
+            Word::Crash => "v-fails",
         }
     }
 
-    /// The word for a verdict.
-    pub fn of(v: Verdict) -> Word {
-        match v {
-            Verdict::Works => Word::Works,
-            Verdict::Differs => Word::Differs,
-            Verdict::Fails => Word::Fails,
+    /// The word for an outcome (a pair's, or a cell's judgement).
+    pub fn of(o: Outcome) -> Word {
+        match o {
+            Outcome::NotRun => Word::NotRun,
+            Outcome::Works => Word::Works,
+            Outcome::Differs => Word::Differs,
+            Outcome::Fails => Word::Fails,
+            Outcome::Crash => Word::Crash,
         }
     }
 
-    /// A cell's word from its failures: `fails` in a default cell, `differs` in another,
-    /// `works` without.
-    pub fn of_cell(default: bool, fails: bool) -> Word {
-        match (fails, default) {
-            (false, _) => Word::Works,
-            (true, true) => Word::Fails,
-            (true, false) => Word::Differs,
-        }
+    /// The word for a prediction.
+    pub fn of_verdict(v: Verdict) -> Word {
+        Word::of(Outcome::from_verdict(v))
+    }
+
+    /// Its index in [`Word::ALL`] (what the data carries).
+    pub fn index(self) -> usize {
+        Word::ALL
+            .iter()
+            .position(|w| *w == self)
+            .expect("every word is in ALL")
     }
 }
 
 /// The prefix of a pair's word when nothing of it was observed (a prediction).
 pub const PREDICTED: &str = "predicted";
 
-/// What one observed operation counts as for its pair.
+/// What one observed operation counts as for its pair (from its cell's judgement,
+/// [`Live::judge`], the same one LIVE.md and `pmix-wire compat` use).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpClass {
     /// It succeeded.
     Ok,
-    /// It failed, but not by the pair's fault (a server limit or a deployment effect).
+    /// It failed, but not by the pair's fault (the host does not implement it, a server
+    /// limit or a deployment effect).
     Limited,
-    /// It failed; the pair's fault unless it also fails with one release on both sides in
-    /// the same configuration (the baseline cells the page lists with it).
+    /// It failed the same way in the same configuration with one release on both sides.
+    Excused,
+    /// It failed, and counts against the pair.
     Fails,
 }
 
 impl OpClass {
-    /// The class of a row.
-    pub fn of(r: &Row<'_>) -> OpClass {
+    /// The class of a row of a cell judged `j`.
+    pub fn of(r: &Row<'_>, j: &CellJudgement) -> OpClass {
+        let name = r.observed.op.as_str();
         if r.observed.ok() {
             OpClass::Ok
-        } else if r.server_limited() {
+        } else if r.server_limited() || j.host_limited.contains(&name) {
             OpClass::Limited
+        } else if j.not_interop.contains(&name) {
+            OpClass::Excused
         } else {
             OpClass::Fails
         }
     }
 
-    /// `ok`, `limited` or `fails` (the script's names).
+    /// `ok`, `limited`, `excused` or `fails` (the script's names).
     pub fn as_str(self) -> &'static str {
         match self {
             OpClass::Ok => "ok",
             OpClass::Limited => "limited",
+            OpClass::Excused => "excused",
             OpClass::Fails => "fails",
         }
     }
@@ -172,42 +198,21 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
         .collect();
     let cells: &[LiveCell] = live.observations.as_ref().map_or(&[], |o| &o.cells);
     let cell_index = |c: &LiveCell| cells.iter().position(|x| std::ptr::eq(x, c));
-    let same_configuration = |a: &LiveCell, b: &LiveCell| {
-        a.client_kind == b.client_kind
-            && a.component == b.component
-            && a.component_forced == b.component_forced
-            && a.buffer == b.buffer
-    };
     let mut convs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // the texts of the operations, each once (many cells see the same texts)
     let mut strs: Vec<String> = Vec::new();
     let mut out_cells: Vec<Value> = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
-        let release = server_release(&cell.server, live.observations.as_ref())
-            .unwrap_or_else(|| "native".into());
-        let own_plain = format!("plain-{}", cell.client_release);
+        // planted cells never count for a pair (LIVE.md lists them apart)
+        if cell.plant.is_some() {
+            continue;
+        }
+        let judged = live.judge(&rows, cell);
         let ops: Vec<Value> = rows
             .iter()
             .filter(|r| cell_index(r.cell) == Some(i))
             .map(|r| {
-                let class = OpClass::of(r);
-                // the cells where the same operation fails with one release on both sides
-                let baseline: Vec<usize> = if class == OpClass::Fails {
-                    rows.iter()
-                        .filter(|b| {
-                            b.observed.op == r.observed.op
-                                && !b.observed.ok()
-                                && same_configuration(b.cell, cell)
-                                && ((b.cell.server == cell.server
-                                    && b.cell.client_release == release)
-                                    || (b.cell.server == own_plain
-                                        && b.cell.client_release == cell.client_release))
-                        })
-                        .filter_map(|b| cell_index(b.cell))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                let class = OpClass::of(r, &judged);
                 let explanation = r.explanation.and_then(|e| {
                     live.explanations
                         .explanations
@@ -223,7 +228,6 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
                     intern(r.prediction.verdict.as_str()),
                     intern(class.as_str()),
                     explanation,
-                    baseline,
                 ])
             })
             .collect();
@@ -242,6 +246,9 @@ pub fn data(live: &Live, vectors: &Path) -> Value {
             "gds": cell.gds,
             "psec": cell.psec,
             "default": cell.is_default(),
+            "w": Word::of(judged.outcome).index(),
+            "failing": judged.failing,
+            "not_run": judged.not_run,
             "note": cell.note,
             "conv": conv,
             "ops": ops,
@@ -285,7 +292,7 @@ fn pair_value(p: &PairVerdict) -> Value {
         "client": p.client,
         "server": p.server,
         "observed": p.observed.is_some(),
-        "word": Word::ALL.iter().position(|w| *w == Word::of(p.shown())),
+        "word": Word::of(p.shown()).index(),
         "text": cell_text(p),
         "failing": p.shown_failing(),
         "not_interop": p.not_interop,
@@ -363,7 +370,7 @@ for (const c of D.cells) c.ops = c.ops.map(o => [D.strs[o[0]], o[1], D.strs[o[2]
 const FILTERS = ['kind', 'component', 'forced', 'buffer', 'gds', 'psec'];
 const filter = {};
 let selected = null;
-const WORKS = 1, DIFFERS = 2, FAILS = 3, NOCELL = 0;
+const NOCELL = 0, NOTRUN = 1, WORKS = 2, DIFFERS = 3, FAILS = 4, CRASH = 5;
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -376,24 +383,33 @@ function el(tag, attrs, ...kids) {
 function matches(cell) {
   return FILTERS.every(f => !filter[f] || cell[f] === filter[f]);
 }
-// A failing op counts against the pair unless it also fails in a baseline cell that matches.
+// An op counts against the pair when its cell's judgement (made in Rust, as for LIVE.md)
+// says so: not a host limitation, not the same failure with one release on both sides.
 function opCounts(op) {
-  return op[5] === 'fails' && !op[7].some(i => matches(D.cells[i]));
+  return op[5] === 'fails';
 }
+// A cell's word is its judgement: not run, works, fails or crash (a crash or a client that
+// stopped short fails its cell even with no failing operation).
 function cellWord(cell) {
-  const fails = cell.ops.some(opCounts);
-  return !fails ? WORKS : cell.default ? FAILS : DIFFERS;
+  return cell.w;
 }
 function pairCells(ci, si) {
   return D.cells.filter(c => c.c === ci && c.s === si);
 }
-// The word index of a pair under the filters, or null for a prediction (nothing observed).
-// Cells without operations (they could not run) do not count, as in LIVE.md.
+// The word index of a pair under the filters, or null for a prediction (nothing observed):
+// a crash or failure of a default cell, else differs when another cell fails or crashes,
+// not run when no matching cell ran (the rule of LIVE.md, compare::pair_verdict).
 function pairWord(ci, si) {
-  const all = pairCells(ci, si).filter(c => c.ops.length);
+  const all = pairCells(ci, si);
   if (all.length === 0) return null;
   const mine = all.filter(matches);
-  return mine.length === 0 ? NOCELL : Math.max(...mine.map(cellWord));
+  if (mine.length === 0) return NOCELL;
+  const ran = mine.filter(c => c.w !== NOTRUN);
+  if (ran.length === 0) return NOTRUN;
+  if (ran.some(c => c.default && c.w === CRASH)) return CRASH;
+  if (ran.some(c => c.default && c.w === FAILS)) return FAILS;
+  if (ran.some(c => c.w === FAILS || c.w === CRASH)) return DIFFERS;
+  return WORKS;
 }
 function pairOf(ci, si) {
   return D.pairs.find(p => p.client === D.clients[ci] && p.server === D.servers[si]);
@@ -466,14 +482,15 @@ function show(ci, si) {
   box.append(el('p', {}, mine.length + ' of ' + all.length + ' cells match the filters.'));
   const used = new Set();
   for (const c of mine) {
-    const cw = c.ops.length ? D.words[cellWord(c)].text : 'no operation ran';
+    const cw = D.words[cellWord(c)].text + (c.not_run ? ': ' + c.not_run : '') +
+      (c.failing.length ? ' (' + c.failing.join('; ') + ')' : '');
     box.append(el('h3', {class: 'cfg'}, c.key + ' — ' + cw + (c.default ? ' (default cell)' : '')));
     if (c.note) box.append(el('p', {class: 'small'}, 'note: ' + c.note));
     const t = el('table', {}, el('tr', {}, ...['operation', 'status', 'observed', 'predicted', 'agrees', 'counts', 'explanation'].map(h => el('th', {}, h))));
     for (const op of c.ops) {
       const ok = op[1] === 0;
       const agrees = (op[4] === 'fails') !== ok;
-      const counts = ok ? 'ok' : op[5] === 'limited' ? 'not the pair (server limit)' : opCounts(op) ? 'against the pair' : 'not the pair (fails with one release too)';
+      const counts = ok ? 'ok' : op[5] === 'limited' ? 'not the pair (host or server limit)' : opCounts(op) ? 'against the pair' : 'not the pair (fails with one release too)';
       if (op[6] !== null) used.add(op[6]);
       t.append(el('tr', {class: ok ? '' : (opCounts(op) ? 'fails' : 'limited')},
         el('td', {class: 'op'}, op[0]), el('td', {}, op[1] + ' ' + op[2]), el('td', {class: 'obs'}, op[3]),

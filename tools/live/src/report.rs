@@ -5,12 +5,12 @@
 
 /// The cell texts live in [`crate::compare`] (the SVGs write them too); re-exported here,
 /// where `vectors/LIVE.md` is written.
-pub use crate::compare::{cell_text, parse_cell_text};
+pub use crate::compare::{cell_text, pair_details, parse_cell_text};
 use crate::compare::{
-    compare, pair_verdict, unexplained, Explanation, ExplanationKind, Explanations, PairVerdict,
-    Row,
+    compare, pair_verdict, unexplained, CellJudgement, Explanation, ExplanationKind, Explanations,
+    Outcome, PairVerdict, Row,
 };
-use crate::observations::{LiveCell, Observations};
+use crate::observations::{Ending, LiveCell, Observations};
 use crate::predict::{Predictor, Verdict};
 use pmix_codec::BufferKind;
 use pmix_oracle::matrix::{self, Cell};
@@ -63,15 +63,20 @@ pub struct Live {
 pub const MATRIX_JSON: &str = "live/MATRIX.json";
 /// The observations file (under `vectors/`).
 pub const OBSERVATIONS: &str = "live/observations.json";
-/// True when two cells ran in the same configuration (client or tool, component, forced or
-/// negotiated, buffer kind): a failure with one release on both sides excuses a pair's
-/// failure only in the same configuration (a 7.0.0rc1 client cannot send type 75 in v41,
-/// to its own release too, but a pair that negotiates v41 still fails the allocation).
-fn same_configuration(a: &LiveCell, b: &LiveCell) -> bool {
+/// True when two cells ran in the same configuration: client or tool, component, forced or
+/// negotiated, buffer kind, gds and psec modules, and the variant with its setting. A
+/// failure with one release on both sides excuses a pair's failure only in the same
+/// configuration (a 7.0.0rc1 client cannot send type 75 in v41, to its own release too, but
+/// a pair that negotiates v41 still fails the allocation), never by the operation's name.
+pub fn same_configuration(a: &LiveCell, b: &LiveCell) -> bool {
     a.client_kind == b.client_kind
         && a.component == b.component
         && a.component_forced == b.component_forced
         && a.buffer == b.buffer
+        && a.gds == b.gds
+        && a.psec == b.psec
+        && a.variant == b.variant
+        && a.setting == b.setting
 }
 
 /// The explanations table (under `vectors/`).
@@ -136,36 +141,127 @@ impl Live {
         out
     }
 
-    /// The verdict of one pair over the rows `keep` accepts (`pmix-wire compat` narrows
-    /// them by buffer, gds and psec).
+    /// The reference cells of `cell`: cells with one release on both sides (the client's
+    /// release against its own plain server, and the server's release against its own
+    /// plain server) in the same configuration ([`same_configuration`]), not planted, run.
+    pub fn references(&self, cell: &LiveCell) -> Vec<&LiveCell> {
+        let Some(o) = &self.observations else {
+            return Vec::new();
+        };
+        let release = server_release(&cell.server, Some(o)).unwrap_or_else(|| "native".into());
+        o.cells
+            .iter()
+            .filter(|b| {
+                b.plant.is_none()
+                    && b.not_run.is_none()
+                    && same_configuration(b, cell)
+                    && [cell.client_release.as_str(), release.as_str()]
+                        .iter()
+                        .any(|r| b.client_release == *r && b.server == format!("plain-{r}"))
+            })
+            .collect()
+    }
+
+    /// The judgement of one cell (`rows`: every row, the cell's are picked out): a crash
+    /// (a process ended by a signal), failing operations and an early stop fail it unless
+    /// the same failure (same operation and status, or the same stop) happens in a
+    /// reference cell ([`Live::references`]); server limits are counted apart.
+    pub fn judge(&self, rows: &[Row<'_>], cell: &LiveCell) -> CellJudgement {
+        let mut j = CellJudgement {
+            outcome: Outcome::Works,
+            failing: Vec::new(),
+            not_interop: Vec::new(),
+            host_limited: Vec::new(),
+            ok_ops: cell.ops.iter().filter(|o| o.ok()).count(),
+            not_run: cell.not_run.clone(),
+        };
+        if j.not_run.is_some() {
+            j.outcome = Outcome::NotRun;
+            return j;
+        }
+        let refs = self.references(cell);
+        let add = |v: &mut Vec<String>, s: String| {
+            if !v.contains(&s) {
+                v.push(s);
+            }
+        };
+        for r in rows.iter().filter(|r| std::ptr::eq(r.cell, cell)) {
+            if r.observed.ok() {
+                continue;
+            }
+            let name = r.observed.op.as_str();
+            if r.host_limited() {
+                add(&mut j.host_limited, name);
+            } else if r.server_limited()
+                || refs.iter().any(|b| {
+                    b.ops
+                        .iter()
+                        .any(|o| o.op == r.observed.op && o.status == r.observed.status)
+                })
+            {
+                add(&mut j.not_interop, name);
+            } else {
+                add(&mut j.failing, name);
+            }
+        }
+        // a client that exits (with a code) right after a reported failure stops because of
+        // it: that failure already counts, in its own bucket
+        let after_failure = cell.last_reached().is_some_and(|o| !o.ok())
+            && matches!(cell.main_ending(), Some(Ending::Exited { .. }));
+        if let Some(stop) = cell
+            .stopped()
+            .filter(|_| !after_failure && cell.crash().is_none())
+        {
+            if refs
+                .iter()
+                .any(|b| b.stopped().as_deref() == Some(stop.as_str()))
+            {
+                add(&mut j.not_interop, stop);
+            } else {
+                add(&mut j.failing, stop);
+            }
+        }
+        if let Some(crash) = cell.crash_text() {
+            j.failing.insert(0, format!("crash: {crash}"));
+            j.outcome = Outcome::Crash;
+        } else if !j.failing.is_empty() {
+            j.outcome = Outcome::Fails;
+        }
+        j
+    }
+
+    /// Every observed cell with its judgement (planted cells included).
+    pub fn judge_all<'a>(&'a self, rows: &[Row<'_>]) -> Vec<(&'a LiveCell, CellJudgement)> {
+        self.observations
+            .iter()
+            .flat_map(|o| &o.cells)
+            .map(|c| (c, self.judge(rows, c)))
+            .collect()
+    }
+
+    /// The verdict of one pair over the cells `keep` accepts (`pmix-wire compat` narrows
+    /// them by buffer, gds and psec); planted cells never count.
     pub fn pair(
         &self,
         rows: &[Row<'_>],
         client: &str,
         server: &str,
-        keep: &dyn Fn(&Row<'_>) -> bool,
+        keep: &dyn Fn(&LiveCell) -> bool,
     ) -> PairVerdict {
-        let mine: Vec<&Row<'_>> = rows
+        let cells: Vec<(&LiveCell, CellJudgement)> = self
+            .observations
             .iter()
-            .filter(|r| r.cell.client_release == client && r.cell.server == server && keep(r))
+            .flat_map(|o| &o.cells)
+            .filter(|c| {
+                c.client_release == client && c.server == server && c.plant.is_none() && keep(c)
+            })
+            .map(|c| (c, self.judge(rows, c)))
             .collect();
         let release =
             server_release(server, self.observations.as_ref()).unwrap_or_else(|| "native".into());
         let predictor = Predictor::new(&self.matrix);
         let kind = BufferKind::NonDescribed;
         let predictions = predictor.predict(client, &release, false, None, kind);
-        // One release on both sides: the server's own, and the client's own.
-        let own_plain = format!("plain-{client}");
-        let baseline = |r: &Row<'_>| {
-            rows.iter().any(|b| {
-                b.observed.op == r.observed.op
-                    && !b.observed.ok()
-                    && keep(b)
-                    && same_configuration(b.cell, r.cell)
-                    && ((b.cell.server == server && b.cell.client_release == release)
-                        || (b.cell.server == own_plain && b.cell.client_release == client))
-            })
-        };
         let mut predicted_baseline: Vec<String> = Vec::new();
         for side in [client, release.as_str()] {
             for p in predictor.predict(side, side, false, None, kind) {
@@ -174,14 +270,7 @@ impl Live {
                 }
             }
         }
-        pair_verdict(
-            client,
-            server,
-            &mine,
-            &baseline,
-            &predictions,
-            &predicted_baseline,
-        )
+        pair_verdict(client, server, &cells, &predictions, &predicted_baseline)
     }
 
     /// Every pair of the matrix, row by row.
@@ -248,46 +337,38 @@ pub fn matrix_cells(md: &str) -> Option<BTreeMap<(String, String), String>> {
     Some(out)
 }
 
-/// The whole of `vectors/LIVE.md`.
+/// Which group of causes an explanation kind belongs to in LIVE.md: `byte` (the bytes
+/// were predicted wrong), `runtime` (an effect the bytes cannot show, traced or open),
+/// `deployment`, `host limitation`.
+pub fn cause_group(k: ExplanationKind) -> &'static str {
+    match k {
+        ExplanationKind::Prediction => "byte",
+        ExplanationKind::Runtime | ExplanationKind::Open => "runtime",
+        ExplanationKind::Deployment => "deployment",
+        ExplanationKind::ServerLimit => "host limitation",
+    }
+}
+
+/// The whole of `vectors/LIVE.md`: the grid first (its first 40 lines hold the answer),
+/// then each pair's details, the agreement of predictions and observations (byte causes,
+/// runtime causes and host limitations apart), every disagreement with its cause, and the
+/// cells with a note.
 pub fn render(live: &Live) -> String {
     let rows = live.rows();
     let mut s = String::from(
         "# Live interop matrix\n\n\
-         Generated by `pmix-vectors live` (checked by `pmix-vectors live --check` and by\n\
-         `tools/live/tests/live_report.rs`); do not edit. Inputs: `live/MATRIX.json` (the byte matrix, the\n\
-         same cells as `MATRIX.md`), `live/observations.json` (real clients against real servers,\n\
-         written by `bash tools/live-matrix.sh --json OUT`) and `live/explanations.json` (why each\n\
-         disagreement happens). The pictures: `LIVE.svg` (this matrix) and `MATRIX.svg` (the byte\n\
-         matrix). `pmix-wire compat CLIENT SERVER` answers for one pair from the same data.\n\n",
+         Will a client of this libpmix release (row) work with this server (column)? From real\n\
+         processes (`live/observations.json`); `~` marks a prediction (the pair was not run).\n\
+         `works`; `differs`: works in the default setup, fails or crashes in another (a tool, a\n\
+         forced component, another buffer, gds or psec); `fails`: an operation failed or the client\n\
+         stopped short in the default setup; `crash`: a process of the default setup died by a\n\
+         signal; `not run`: the harness could not run it. Operations the host does not implement\n\
+         (host limitations) and failures that happen the same way with one release on both sides\n\
+         are not counted. Details below the grid; `pmix-wire compat CLIENT SERVER` for one pair.\n\n",
     );
-    match &live.observations {
-        Some(o) => {
-            s += &format!(
-                "Observed on {} ({}) by `{}`.\n\n| release | from |\n|---|---|\n",
-                md_escape(&o.provenance.date),
-                md_escape(&o.provenance.host),
-                md_escape(&o.provenance.command)
-            );
-            for (r, from) in &o.provenance.releases {
-                s += &format!("| {} | {} |\n", md_escape(r), md_escape(from));
-            }
-            s += "\n";
-        }
-        None => {
-            s += "**No observations are checked in yet** (`vectors/live/observations.json` is missing):\n\
-                  every cell below is a prediction, marked `predicted`.\n\n";
-        }
+    if live.observations.is_none() {
+        s += "**No observations are checked in yet**: every cell is a prediction.\n\n";
     }
-    s += "## The matrix\n\n\
-          Client release (rows) against server (columns). A cell is the observed verdict when the\n\
-          pair was run, else the prediction (`predicted ...`). `fails`: an operation failed in a\n\
-          default cell (a launched client, the negotiated component, buffer and gds); `differs`: the default\n\
-          cells work but a cell in another configuration (a tool, a forced component, another\n\
-          buffer, gds or psec) fails, named with its cell; `works`: nothing failed but what\n\
-          also fails with one release on both sides (the server's own release against it, or\n\
-          the client against its own release's plain server: not an interop failure; listed\n\
-          under the matrix). Predictions come from the byte matrix and the codec's release\n\
-          profiles (`tools/live/src/predict.rs`).\n\n";
     let servers = live.servers();
     s += &format!("| client \\ server | {} |\n", servers.join(" | "));
     s += &format!("|---|{}\n", "---|".repeat(servers.len()));
@@ -299,38 +380,110 @@ pub fn render(live: &Live) -> String {
         }
         s += "\n";
     }
-    s += "\nObserved failures that are not interop failures (they fail with one release on both\n\
-          sides too); predictions leave out the same way what the profiles cannot send even to\n\
-          their own release:\n\n";
+    s += "\nGenerated by `pmix-vectors live` (checked by `pmix-vectors live --check` and by\n\
+          `tools/live/tests/live_report.rs`); do not edit. Inputs: `live/MATRIX.json` (the byte matrix, the\n\
+          same cells as `MATRIX.md`), `live/observations.json` (written by `bash tools/live-matrix.sh`)\n\
+          and `live/explanations.json` (why each disagreement happens). Pictures: `LIVE.svg` (this\n\
+          grid) and `MATRIX.svg` (the byte matrix). Predictions come from the byte matrix and the\n\
+          codec's release profiles (`tools/live/src/predict.rs`).\n\n";
+    if let Some(o) = &live.observations {
+        s += &format!(
+            "Observed on {} ({}) by `{}`.\n\n| release | from |\n|---|---|\n",
+            md_escape(&o.provenance.date),
+            md_escape(&o.provenance.host),
+            md_escape(&o.provenance.command)
+        );
+        for (r, from) in &o.provenance.releases {
+            s += &format!("| {} | {} |\n", md_escape(r), md_escape(from));
+        }
+        s += "\n";
+    }
+    s += "## The pairs\n\nWhat each grid cell stands for: the failures that count, per setup (a cell key is\n\
+          `client release, kind -> server, component, buffer, gds, psec`), then what is not counted.\n\n";
     for p in &pairs {
-        if p.observed.is_some() && !p.not_interop.is_empty() {
-            s += &format!(
-                "- {} × {}: {}\n",
-                p.client,
-                p.server,
-                p.not_interop.join(", ")
-            );
+        let details = pair_details(p);
+        if details.is_empty() {
+            continue;
+        }
+        s += &format!("- **{} × {}**: {}\n", p.client, p.server, cell_text(p));
+        for d in details {
+            s += &format!("  - {}\n", md_escape(&d));
         }
     }
     s += "\n";
+    let judged = live.judge_all(&rows);
+    let planted: Vec<_> = judged.iter().filter(|(c, _)| c.plant.is_some()).collect();
+    if !planted.is_empty() {
+        s += "## Planted cells\n\nCells with a fault planted on purpose (`live-matrix.sh --plant`), to show that the\n\
+              scoring fails them; never part of the grid.\n\n| cell | plant | outcome | what failed |\n|---|---|---|---|\n";
+        for (c, j) in planted {
+            s += &format!(
+                "| {} | {} | {} | {} |\n",
+                md_escape(&c.key()),
+                md_escape(c.plant.as_deref().unwrap_or("")),
+                j.outcome,
+                md_escape(&j.failing.join("; "))
+            );
+        }
+        s += "\n";
+    }
     let agree = rows.iter().filter(|r| r.agrees()).count();
+    let host = rows.iter().filter(|r| r.host_limited()).count();
     s += &format!(
-        "## Agreement\n\n{} operations observed in {} cells; predicted and observed agree on {agree}, disagree on {}.\n\n",
+        "## Agreement\n\n{} operations observed in {} cells; predicted and observed agree on {agree}, disagree on {}.\n\
+         Host limitations (operations the host does not implement, `server-limit` explanations: {host}) have\n\
+         their own column, not counted among the interop failures.\n\n",
         rows.len(),
         live.observations.as_ref().map_or(0, |o| o.cells.len()),
         rows.len() - agree
     );
-    s += "| predicted \\ observed | works | fails |\n|---|---:|---:|\n";
+    s += "| predicted \\ observed | works | fails | host limitation |\n|---|---:|---:|---:|\n";
     for v in [Verdict::Works, Verdict::Differs, Verdict::Fails] {
-        let n = |ok: bool| {
+        let n = |f: &dyn Fn(&Row<'_>) -> bool| {
             rows.iter()
-                .filter(|r| r.prediction.verdict == v && r.observed.ok() == ok)
+                .filter(|r| r.prediction.verdict == v && f(r))
                 .count()
         };
-        s += &format!("| {v} | {} | {} |\n", n(true), n(false));
+        s += &format!(
+            "| {v} | {} | {} | {} |\n",
+            n(&|r| r.observed.ok()),
+            n(&|r| !r.observed.ok() && !r.host_limited()),
+            n(&|r| r.host_limited())
+        );
+    }
+    let dis: Vec<&Row<'_>> = rows.iter().filter(|r| !r.agrees()).collect();
+    s += "\nDisagreements by the kind of their cause: `byte` (the bytes were predicted wrong),\n\
+          `runtime` (an effect the bytes cannot show: traced, or still open), `deployment` (how this\n\
+          machine runs the cell), `host limitation` (apart: not an interop failure).\n\n\
+          | cause | predicted works, observed fails | predicted fails, observed works | causes |\n|---|---:|---:|---:|\n";
+    for g in [
+        "byte",
+        "runtime",
+        "deployment",
+        "host limitation",
+        "unexplained",
+    ] {
+        let mine: Vec<&&Row<'_>> = dis
+            .iter()
+            .filter(|r| r.explanation.map_or("unexplained", |e| cause_group(e.kind)) == g)
+            .collect();
+        let mut causes: Vec<*const Explanation> = Vec::new();
+        for r in &mine {
+            if let Some(e) = r.explanation {
+                let p: *const Explanation = e;
+                if !causes.contains(&p) {
+                    causes.push(p);
+                }
+            }
+        }
+        s += &format!(
+            "| {g} | {} | {} | {} |\n",
+            mine.iter().filter(|r| !r.observed.ok()).count(),
+            mine.iter().filter(|r| r.observed.ok()).count(),
+            causes.len()
+        );
     }
     s += "\n## Disagreements\n\n";
-    let dis: Vec<&Row<'_>> = rows.iter().filter(|r| !r.agrees()).collect();
     if dis.is_empty() {
         s += "None.\n";
     } else {
@@ -421,16 +574,31 @@ pub fn render(live: &Live) -> String {
             );
         }
     }
-    let notes: Vec<_> = live
+    let notes: Vec<&LiveCell> = live
         .observations
         .iter()
         .flat_map(|o| &o.cells)
-        .filter_map(|c| c.note.as_ref().map(|n| (c.key(), n)))
+        .filter(|c| c.note.is_some() || c.not_run.is_some() || c.crash().is_some())
         .collect();
     if !notes.is_empty() {
-        s += "\n## Cells with a note\n\n| cell | note |\n|---|---|\n";
-        for (k, n) in notes {
-            s += &format!("| {} | {} |\n", md_escape(&k), md_escape(n));
+        s += "\n## Cells with a note\n\nHow each process ended (`rank0=exited with 1`; a signal by name) and what the\n\
+              harness noted.\n\n| cell | ended | note |\n|---|---|---|\n";
+        for c in notes {
+            let ended = match &c.not_run {
+                Some(why) => format!("not run: {why}"),
+                None => c
+                    .processes
+                    .iter()
+                    .map(|p| format!("{}={}", p.who, p.ended.describe()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            s += &format!(
+                "| {} | {} | {} |\n",
+                md_escape(&c.key()),
+                md_escape(&ended),
+                md_escape(c.note.as_deref().unwrap_or(""))
+            );
         }
     }
     s

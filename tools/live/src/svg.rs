@@ -4,7 +4,7 @@
 //! column and verdict as `data-` attributes and its full text as `<title>`, so a test can
 //! read the pictures back and hold them to the Markdown.
 
-use crate::compare::{cell_text, PairVerdict};
+use crate::compare::{cell_text, Outcome, PairVerdict};
 use crate::predict::Verdict;
 use pmix_codec::Component;
 use pmix_oracle::matrix::Cell;
@@ -18,7 +18,7 @@ pub struct SvgCell {
     /// Its column label.
     pub col: String,
     /// Its verdict; None when the cell does not exist (a component one side lacks).
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Outcome>,
     /// False when the verdict is a prediction (drawn pale, with a dashed border).
     pub observed: bool,
     /// The full text (the `<title>`, shown on hover).
@@ -39,11 +39,13 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn colour(v: Option<Verdict>) -> &'static str {
+fn colour(v: Option<Outcome>) -> &'static str {
     match v {
-        Some(Verdict::Works) => "#43a047",
-        Some(Verdict::Differs) => "#fbc02d",
-        Some(Verdict::Fails) => "#e53935",
+        Some(Outcome::Works) => "#43a047",
+        Some(Outcome::Differs) => "#fbc02d",
+        Some(Outcome::Fails) => "#e53935",
+        Some(Outcome::Crash) => "#6a1b9a",
+        Some(Outcome::NotRun) => "#9e9e9e",
         None => "#e0e0e0",
     }
 }
@@ -101,7 +103,7 @@ pub fn grid(
                 continue;
             };
             let x = LABEL_W + CELL_W * j;
-            let verdict = cell.verdict.map_or("none", Verdict::as_str);
+            let verdict = cell.verdict.map_or("none", Outcome::as_str);
             s += &format!(
                 "<g class=\"cell\" data-row=\"{}\" data-col=\"{}\" data-verdict=\"{verdict}\" data-observed=\"{}\">\n<title>{}</title>\n",
                 esc(r),
@@ -154,15 +156,17 @@ pub fn grid(
     }
     let ly = HEAD_H + CELL_H * rows.len() + 25;
     for (k, (v, label)) in [
-        (Some(Verdict::Works), "works"),
-        (Some(Verdict::Differs), "differs"),
-        (Some(Verdict::Fails), "fails"),
+        (Some(Outcome::Works), "works"),
+        (Some(Outcome::Differs), "differs"),
+        (Some(Outcome::Fails), "fails"),
+        (Some(Outcome::Crash), "crash"),
+        (Some(Outcome::NotRun), "not run"),
         (None, "no such cell"),
     ]
     .into_iter()
     .enumerate()
     {
-        let x = 8 + 120 * k;
+        let x = 8 + 105 * k;
         s += &format!(
             "<rect x=\"{x}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#555555\"/><text x=\"{}\" y=\"{}\">{label}</text>\n",
             ly - 11,
@@ -187,7 +191,11 @@ pub fn live_svg(clients: &[String], servers: &[String], pairs: &[PairVerdict]) -
             col: p.server.clone(),
             verdict: Some(p.shown()),
             observed: p.observed.is_some(),
-            title: cell_text(p),
+            // the grid word first (as LIVE.md shows it), then the details
+            title: std::iter::once(cell_text(p))
+                .chain(crate::compare::pair_details(p))
+                .collect::<Vec<_>>()
+                .join("\n"),
             lines: p.shown_failing().to_vec(),
         })
         .collect();
@@ -252,7 +260,7 @@ pub fn matrix_svg(cells: &[Cell]) -> String {
                     SvgCell {
                         row: r.clone(),
                         col: comp.name().into(),
-                        verdict: Some(v),
+                        verdict: Some(Outcome::from_verdict(v)),
                         observed: true,
                         title: matrix_cell_title(v, &types),
                         lines: types,

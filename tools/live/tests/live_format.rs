@@ -157,10 +157,10 @@ fn the_fixture_reads_and_writes_back_the_same() {
 
 #[test]
 fn bad_files_are_refused_with_a_reason() {
-    let wrong_format = FIXTURE.replacen("\"format\": 1", "\"format\": 2", 1);
+    let wrong_format = FIXTURE.replacen("\"format\": 1", "\"format\": 3", 1);
     assert!(Observations::from_json(&wrong_format)
         .unwrap_err()
-        .contains("format 2"));
+        .contains("format 3"));
     let unknown_op = FIXTURE.replacen("\"init\"", "\"launch\"", 1);
     assert!(Observations::from_json(&unknown_op)
         .unwrap_err()
@@ -168,4 +168,55 @@ fn bad_files_are_refused_with_a_reason() {
     let extra_field = FIXTURE.replacen("\"gds\": \"hash\"", "\"gds\": \"hash\", \"colour\": 1", 1);
     assert!(Observations::from_json(&extra_field).is_err());
     assert!(Observations::from_json("{").is_err());
+}
+
+/// A format-1 cell is migrated on reading: its variant, how rank 0 ended and the operations
+/// it did not report come from its note (`exited with 139` is SIGSEGV, as `timeout`
+/// reports a signal), and a cell whose note says nothing ends `unknown`.
+#[test]
+fn format_1_cells_are_migrated_from_their_notes() {
+    let text = r#"{"format": 1, "provenance": {"date": "d", "host": "h", "command": "c", "releases": {}},
+      "cells": [
+        {"client_release": "6.1.0", "client_kind": "client", "server": "plain-6.1.0", "server_release": "6.1.0",
+         "component": "", "component_forced": false, "buffer": "", "gds": "", "psec": "",
+         "ops": [{"op": "init", "status": 0, "status_name": "PMIX_SUCCESS", "observed": ""}],
+         "note": "the server was started fully-described and advertised it; the client's PMIX_BFROP_BUFFER_TYPE was removed (its own default); ended before get-job-info (exited with 139)"},
+        {"client_release": "4.2.2", "client_kind": "client", "server": "slurm-24.11.5", "server_release": "5.0.7",
+         "component": "v20", "component_forced": true, "buffer": "non-described", "gds": "hash", "psec": "native",
+         "ops": [], "note": "only PMIX_SERVER_URI of v20 was left: the client was forced to v20; ended before init (timed out)"},
+        {"client_release": "4.2.2", "client_kind": "tool", "server": "plain-4.2.2", "server_release": "4.2.2",
+         "component": "v41", "component_forced": false, "buffer": "non-described", "gds": "hash", "psec": "native",
+         "ops": []}
+      ]}"#;
+    let o = Observations::from_json(text).unwrap();
+    assert_eq!(o.format, pmix_live::FORMAT);
+    let c = &o.cells[0];
+    assert_eq!(
+        (c.variant.as_str(), c.setting.as_str()),
+        ("buffer", "server-fully-client-default")
+    );
+    assert_eq!(
+        c.crash().map(|p| &p.ended),
+        Some(&pmix_live::Ending::Signal {
+            signal: "SIGSEGV".into()
+        })
+    );
+    assert_eq!(c.unreported.first(), Some(&Op::GetJobInfo));
+    assert_eq!(
+        c.crash_text().as_deref(),
+        Some("SIGSEGV in rank0 after init")
+    );
+    let c = &o.cells[1];
+    assert_eq!((c.variant.as_str(), c.setting.as_str()), ("force", "v20"));
+    assert_eq!(c.main_ending(), Some(&pmix_live::Ending::TimedOut));
+    assert_eq!(
+        c.stopped().as_deref(),
+        Some("stopped before init (timed out)")
+    );
+    let c = &o.cells[2];
+    assert_eq!(c.variant, "tool");
+    assert_eq!(c.main_ending(), Some(&pmix_live::Ending::Unknown));
+    assert_eq!(c.unreported.len(), 4);
+    // written in format 2 and read back the same
+    assert_eq!(Observations::from_json(&o.to_json()).unwrap(), o);
 }

@@ -5,10 +5,9 @@
 //! calls the same function as the click listener. Without Chromium the browser tests are
 //! skipped, except under `CI`, where they fail.
 
-use pmix_live::compare::Row;
+use pmix_live::compare::{Outcome, Row};
 use pmix_live::html::{self, Word};
 use pmix_live::observations::{ClientKind, LiveCell};
-use pmix_live::predict::Verdict;
 use pmix_live::report::{self, Live};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -164,7 +163,7 @@ fn a_click_shows_the_pairs_operations_verdict_and_explanations() {
     // a pair that fails in a default cell, with an explained disagreement if there is one
     let failing: Vec<_> = pairs
         .iter()
-        .filter(|p| p.observed == Some(Verdict::Fails))
+        .filter(|p| p.observed == Some(Outcome::Fails))
         .collect();
     assert!(!failing.is_empty(), "no failing pair observed");
     let mine = |p: &pmix_live::compare::PairVerdict| -> Vec<&Row<'_>> {
@@ -225,13 +224,17 @@ fn a_filter_recomputes_the_grid_as_live_pair_does() {
     let unfiltered = live.pairs(&rows);
     // The expected grid under (field = value): Live::pair over the rows that match.
     let expect = |f: &str, v: &str| -> Vec<((String, String), String)> {
-        let keep = |r: &Row<'_>| field(r.cell, f) == v;
+        let keep = |c: &LiveCell| field(c, f) == v;
         unfiltered
             .iter()
             .map(|p| {
                 let k = (p.client.clone(), p.server.clone());
                 let word = if p.observed.is_none() {
-                    format!("{} {}", html::PREDICTED, Word::of(p.predicted).as_str())
+                    format!(
+                        "{} {}",
+                        html::PREDICTED,
+                        Word::of_verdict(p.predicted).as_str()
+                    )
                 } else {
                     let fp = live.pair(&rows, &p.client, &p.server, &keep);
                     match fp.observed {

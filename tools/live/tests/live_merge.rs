@@ -44,7 +44,7 @@ fn a_run_replaces_its_experiments_and_adds_new_ones() {
     let mut prov = base["provenance"].clone();
     prov["command"] = J::from("bash tools/live-matrix.sh --a-subset");
     prov["date"] = J::from("2026-11-26T09:00:00Z");
-    let run = serde_json::json!({"format": 1, "provenance": prov, "cells": [same, new]});
+    let run = serde_json::json!({"format": base["format"].clone(), "provenance": prov, "cells": [same, new]});
     let out = std::env::temp_dir().join(format!("pw-live-merge-{}.json", std::process::id()));
     let (ok, err) = merge(&run, &out);
     assert!(ok, "{err}");
@@ -69,7 +69,7 @@ fn a_run_replaces_its_experiments_and_adds_new_ones() {
     let _ = std::fs::remove_file(&out);
 
     // two cells of one experiment in the run: refused, nothing written
-    let twice = serde_json::json!({"format": 1, "provenance": run["provenance"].clone(),
+    let twice = serde_json::json!({"format": base["format"].clone(), "provenance": run["provenance"].clone(),
         "cells": [cells[at].clone(), cells[at].clone()]});
     let (ok, err) = merge(&twice, &out);
     assert!(!ok && err.contains("two cells of one experiment"), "{err}");

@@ -5,7 +5,7 @@
 //! cargo run --release -p pmix-vectorgen --bin pmix-vectors -- regenerate --check   # CI: exit 1 on any difference
 //! cargo run --release -p pmix-vectorgen --bin pmix-vectors -- lock                 # freeze the current vectors
 //! cargo run --release -p pmix-vectorgen --bin pmix-vectors -- stats                # counts per file
-//! cargo run --release -p pmix-vectorgen --bin pmix-vectors -- live [--check | --observations FILE]  # vectors/LIVE.md and the heat maps
+//! cargo run --release -p pmix-vectorgen --bin pmix-vectors -- live [--check | --observations FILE [--baseline OLD] | --migrate FILE]  # vectors/LIVE.md and the heat maps
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -69,6 +69,15 @@ enum Cmd {
         /// `tools/live-matrix.sh` prints after a run.
         #[arg(long, value_name = "FILE", conflicts_with = "check")]
         observations: Option<PathBuf>,
+        /// With --observations NEW: compare NEW with this earlier observations file cell by
+        /// cell instead of printing the report; one line per cell that got worse (ran ->
+        /// not run, works -> fails or crash, fewer operations succeeded), exit 1 if any.
+        #[arg(long, value_name = "OLD", requires = "observations")]
+        baseline: Option<PathBuf>,
+        /// Rewrite FILE (an observations file of any format this tool reads) in the current
+        /// format, deriving what an older format did not record (format 1: from the notes).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["check", "observations"])]
+        migrate: Option<PathBuf>,
     },
     /// Rewrite vectors/LOCK so that it freezes every vector now in the frozen files.
     Lock {
@@ -199,9 +208,49 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             check,
             dir,
             observations,
+            baseline,
+            migrate,
         } => {
             use pmix_live::report;
             let dir = dir.unwrap_or(defaults.vectors_dir);
+            if let Some(file) = migrate {
+                let o = pmix_live::Observations::load(&file)?;
+                std::fs::write(&file, o.to_json())
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                eprintln!(
+                    "pmix-vectors: {} is now format {} ({} cells)",
+                    file.display(),
+                    pmix_live::FORMAT,
+                    o.cells.len()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            if let (Some(file), Some(old)) = (&observations, baseline) {
+                let mut new_live = report::Live::load(&dir)?;
+                new_live.observations = Some(pmix_live::Observations::load(file)?);
+                let mut old_live = report::Live::load(&dir)?;
+                old_live.observations = Some(pmix_live::Observations::load(&old)?);
+                let changes = pmix_live::gate::compare_runs(&new_live, &old_live);
+                let worse: Vec<_> = changes.iter().filter(|c| c.worse()).collect();
+                for c in &changes {
+                    if c.worse() {
+                        println!("{}", c.line());
+                    }
+                }
+                eprintln!(
+                    "pmix-vectors: {} cells of {} compared with {}: {} worse, {} not in the baseline",
+                    changes.len(),
+                    file.display(),
+                    old.display(),
+                    worse.len(),
+                    changes.iter().filter(|c| c.was.is_none()).count()
+                );
+                return Ok(if worse.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
             if let Some(file) = observations {
                 let mut live = report::Live::load(&dir)?;
                 live.observations = Some(pmix_live::Observations::load(&file)?);
