@@ -356,7 +356,7 @@ tr.limited td { background: #f3f3f3; }
 </head>
 <body>
 <h1>Live interop matrix</h1>
-<p class="small">Client release (rows) against server (columns), from <code>vectors/live/observations.json</code>; the same data as <a href="LIVE.md">LIVE.md</a>. <span id="provenance"></span> Click a cell for its operations. <code>fails</code>: an operation failed in a default cell; <code>differs</code>: only a cell in another configuration fails; <code>works</code>: nothing failed but what fails with one release on both sides or is a server limit; <i>predicted</i>: not observed, the byte matrix's prediction.</p>
+<p class="small">Client release (rows) against server (columns), from <code>vectors/live/observations.json</code>; the same data as <a href="LIVE.md">LIVE.md</a>. <span id="provenance"></span> Click a cell for its operations. <code>crash</code>: a process of a default cell was ended by a signal; <code>fails</code>: an operation failed, or the client stopped short, in a default cell; <code>differs</code>: only a cell in another configuration fails or crashes; <code>works</code>: nothing failed but what fails the same way with one release on both sides, or what the host does not implement; <code>not run</code>: the harness could not run it (the cell says why); <i>predicted</i>: not observed, the byte matrix's prediction. Planted cells are left out.</p>
 <div id="filters"></div>
 <table id="grid"></table>
 <div id="detail"><p>Click a cell of the grid.</p></div>
