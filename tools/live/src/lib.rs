@@ -9,6 +9,7 @@
 //! * [`gate`]: a run against a baseline run, cell by cell (`live-matrix.sh --baseline`);
 //! * [`report`]: `vectors/LIVE.md`; [`svg`]: `vectors/LIVE.svg` and `vectors/MATRIX.svg`;
 //!   [`html`]: `vectors/LIVE.html` (the matrix as a web page, filters and a detail panel).
+//! * [`publish`]: the files `pmix-vectors live` writes, and their stale check;
 //! * [`tap`]: the wire tap every connection of a live cell passes (`pmix-live-tap`).
 
 pub mod compare;
@@ -17,6 +18,7 @@ pub mod html;
 pub mod observations;
 pub mod ops;
 pub mod predict;
+pub mod publish;
 pub mod report;
 pub mod svg;
 pub mod tap;

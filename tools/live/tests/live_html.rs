@@ -8,7 +8,7 @@
 use pmix_live::compare::{Outcome, Row};
 use pmix_live::html::{self, Word};
 use pmix_live::observations::{ClientKind, LiveCell};
-use pmix_live::report::{self, Live};
+use pmix_live::report::Live;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -24,10 +24,10 @@ fn vectors() -> PathBuf {
 #[test]
 fn live_html_is_what_pmix_vectors_live_writes() {
     let live = Live::load(&vectors()).unwrap();
-    let want = report::files(&live)
+    let want = pmix_live::publish::files(&live)
         .into_iter()
         .find(|(n, _)| *n == "LIVE.html")
-        .expect("report::files writes LIVE.html")
+        .expect("publish::files writes LIVE.html")
         .1;
     assert_eq!(want, html::render(&live));
     let have = std::fs::read_to_string(vectors().join("LIVE.html")).unwrap_or_default();

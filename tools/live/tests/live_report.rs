@@ -24,7 +24,7 @@ fn read(name: &str) -> String {
 
 #[test]
 fn live_files_are_up_to_date_and_every_disagreement_is_explained() {
-    if let Err(e) = report::check(&vectors()) {
+    if let Err(e) = pmix_live::publish::check(&vectors()) {
         panic!(
             "{e}\nregenerate with `cargo run --release -p pmix-vectorgen --bin pmix-vectors -- live`"
         );

@@ -266,7 +266,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 });
             }
             if check {
-                return Ok(match report::check(&dir) {
+                return Ok(match pmix_live::publish::check(&dir) {
                     Ok(()) => {
                         eprintln!("pmix-vectors: LIVE.md, LIVE.html, LIVE.svg and MATRIX.svg are up to date; every disagreement has an entry in live/explanations.json (those of kind `open` are not yet traced to a cause: LIVE.md counts them)");
                         ExitCode::SUCCESS
@@ -278,7 +278,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 });
             }
             let live = report::Live::load(&dir)?;
-            for (name, text) in report::files(&live) {
+            for (name, text) in pmix_live::publish::files(&live) {
                 let p = dir.join(name);
                 std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
                 eprintln!("pmix-vectors: wrote {}", p.display());
