@@ -87,7 +87,7 @@ pub fn tree(e: &Event) -> String {
 const VALUES_SHOWN: usize = 400;
 
 /// Write [`tree`]'s text of one event to `w`. A message is written line by line, and of
-/// each pack call's values only the first [`VALUES_SHOWN`] bytes of text are kept (the
+/// each pack call's values only the first 400 bytes of text are kept (the
 /// rest is measured one value at a time), so a call of a million values costs one value's
 /// text, not the text of all of them.
 pub fn write_tree(e: &Event, w: &mut dyn Write) -> std::io::Result<()> {
