@@ -166,3 +166,9 @@ pub fn compare_runs(new: &Live, old: &Live) -> Vec<CellChange> {
         })
         .collect()
 }
+
+/// True when the new run tested nothing: no cell, or no cell that ran. A gate over such a
+/// run must fail (a run whose every cell was skipped proves nothing).
+pub fn tested_nothing(changes: &[CellChange]) -> bool {
+    changes.iter().all(|c| c.now.0 == Outcome::NotRun)
+}

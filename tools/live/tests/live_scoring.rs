@@ -412,3 +412,30 @@ fn operations_new_since_the_baseline_are_named_not_gated() {
         "{changes:#?}"
     );
 }
+
+/// A run that tested nothing (no cell, or every cell not run) fails the gate.
+#[test]
+fn a_run_that_tested_nothing_fails_the_gate() {
+    let (_, old) = assemble("nothing-baseline", &[Cell::ok("5.0.7", "plain-5.0.7")]);
+    let mut empty = old.clone();
+    empty.cells.clear();
+    assert!(pmix_live::gate::tested_nothing(&compare_runs(
+        &live(empty),
+        &live(old.clone())
+    )));
+    let (_, skipped) = assemble(
+        "nothing-skipped",
+        &[Cell {
+            not_run: Some("the server did not start"),
+            ..Cell::ok("6.1.0", "plain-6.1.0")
+        }],
+    );
+    assert!(pmix_live::gate::tested_nothing(&compare_runs(
+        &live(skipped),
+        &live(old.clone())
+    )));
+    assert!(!pmix_live::gate::tested_nothing(&compare_runs(
+        &live(old.clone()),
+        &live(old)
+    )));
+}

@@ -245,7 +245,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     worse.len(),
                     changes.iter().filter(|c| c.was.is_none()).count()
                 );
-                return Ok(if worse.is_empty() {
+                let nothing = pmix_live::gate::tested_nothing(&changes);
+                if nothing {
+                    eprintln!(
+                        "pmix-vectors: {} tested nothing (no cell ran): the gate fails",
+                        file.display()
+                    );
+                }
+                return Ok(if worse.is_empty() && !nothing {
                     ExitCode::SUCCESS
                 } else {
                     ExitCode::from(1)
