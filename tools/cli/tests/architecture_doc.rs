@@ -2,41 +2,9 @@
 //! file extension) exists, and every workspace member appears in its table of floors. A
 //! renamed or removed file or folder fails here until the map is updated.
 
-use std::path::Path;
+mod support;
 
-fn root() -> &'static Path {
-    Box::leak(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .into_boxed_path(),
-    )
-}
-
-/// Every file and folder of the repository (relative, `/`-separated), without `target/`
-/// and `.git/`.
-fn tree() -> Vec<String> {
-    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if rel.is_empty() && (name == "target" || name == ".git") {
-                continue;
-            }
-            let path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            out.push(path.clone());
-            if e.file_type().unwrap().is_dir() {
-                walk(&e.path(), &path, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root(), "", &mut out);
-    out
-}
+use support::{root, tree};
 
 /// The backticked names of `text` that look like paths.
 fn named_paths(text: &str) -> Vec<String> {

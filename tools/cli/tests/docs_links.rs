@@ -8,11 +8,10 @@
 //! - every path the README and the book name in backticks exists (as in
 //!   `architecture_doc.rs`).
 
-use std::path::{Path, PathBuf};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
+use support::{root, tree};
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
@@ -169,35 +168,6 @@ fn named_paths(md: &str) -> Vec<String> {
             }
         }
     }
-    out
-}
-
-/// Every file and folder of the repository (relative, `/`-separated), without `target/`,
-/// `.git/` and the rendered book.
-fn tree() -> Vec<String> {
-    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if rel.is_empty() && (name == "target" || name == ".git") {
-                continue;
-            }
-            let path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            if path == "docs/book" {
-                continue;
-            }
-            out.push(path.clone());
-            if e.file_type().unwrap().is_dir() {
-                walk(&e.path(), &path, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root(), "", &mut out);
     out
 }
 
